@@ -1,0 +1,22 @@
+// `npm start` builds first when dist/ is missing or older than any source file, so a fresh clone
+// runs with `npm install && npm start` and an edited tree never runs stale code.
+import { execSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const stamp = join(root, 'dist', 'main.js');
+
+function newest(dir) {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+if (!existsSync(stamp) || newest(join(root, 'src')) > statSync(stamp).mtimeMs) {
+  console.error('agentwire: building (tsc)…');
+  execSync('npx tsc -p tsconfig.build.json', { cwd: root, stdio: 'inherit' });
+}

@@ -1,0 +1,25 @@
+// The mock's coverage row: it exercises every feature, and the gaps it leaves on purpose
+// (no user-message echo, no turn-start line, no HITL resolution line) exercise the normalizer's
+// synthetic paths the way Claude Code does.
+import type { Capabilities } from '../../schema/agents.js';
+
+export const mockCapabilities: Capabilities = {
+  textMessages: true,
+  toolCalls: true,
+  toolResults: true,
+  questions: true,
+  permissions: true,
+  images: true,
+  fileAttachments: true,
+  sessionLifecycle: true,
+  errorEvents: true,
+  reasoning: true,
+  commandExecution: false,
+  fileChanges: true,
+  mcpTools: false,
+  streamingDeltas: true,
+  variants: false,
+  userMessages: false,
+  nativeTurnStart: false,
+  nativeHitlResolution: false,
+};

@@ -1,0 +1,199 @@
+// The mock's converter: MockOut lines → draft events. Pure (design rule 1): the only memory is the
+// role of each message that has started and not yet ended, which is what a `text` line lacks.
+import { createHash } from 'node:crypto';
+import type { ContentPart } from '../../schema/events.js';
+import type { Converter, Draft, DraftItem } from '../types.js';
+import { MockOut, type MockPart } from './native.js';
+
+type Role = 'assistant' | 'system';
+
+export interface MockState {
+  /** Messages between message_start and message_end, by the mock's id. Cleared at `done`. */
+  readonly open: Readonly<Record<string, Role>>;
+}
+
+const LOCATION = 'mock.convert';
+
+export const mockConverter: Converter<MockState> = {
+  initial: () => ({ open: {} }),
+  convert(state, native) {
+    try {
+      return convertLine(state, native);
+    } catch (err) {
+      // Only reachable through a bug here; the contract says a converter never throws.
+      return { state, events: [unparsed(`converter failure: ${String(err)}`, native)] };
+    }
+  },
+};
+
+function convertLine(state: MockState, native: unknown): { state: MockState; events: Draft[] } {
+  if (typeof native === 'string') return { state, events: [unparsed('not JSON', native)] };
+  const parsed = MockOut.safeParse(native);
+  if (!parsed.success) return { state, events: [unparsed(summarise(parsed.error.issues, native), native)] };
+  const line = parsed.data;
+  switch (line.type) {
+    case 'ready':
+      return emit(state, {
+        type: 'session.started',
+        native_session_id: line.session,
+        data: { metadata: { model: line.model, cwd: line.cwd, pid: line.pid } },
+      });
+    case 'message_start':
+      return emit(withOpen(state, line.id, line.role), {
+        type: 'item.started',
+        item: messageItem(line.id, line.role, [], 'in_progress'),
+      });
+    case 'text': {
+      const known = Object.hasOwn(state.open, line.id);
+      return emit(state, {
+        type: 'item.delta',
+        key: line.id,
+        native_item_id: line.id,
+        delta: line.chunk,
+        // A chunk without its start still needs an item to land in; assistant is the mock's default.
+        ...(known ? {} : { stub: { kind: 'message', role: 'assistant' } }),
+      });
+    }
+    case 'message_end':
+      return emit(withoutOpen(state, line.id), {
+        type: 'item.completed',
+        item: messageItem(line.id, line.role, line.parts.map(toPart), 'completed'),
+      });
+    case 'tool_call':
+      return emit(state, {
+        type: 'item.completed',
+        item: {
+          ...keyed(line.id),
+          parent_key: line.parent,
+          kind: 'tool_call',
+          role: 'assistant',
+          content: [{ type: 'tool_call', name: line.tool, arguments: JSON.stringify(line.input), call_id: line.id }],
+          status: 'completed',
+        },
+      });
+    case 'tool_result':
+      return emit(state, {
+        type: 'item.completed',
+        item: {
+          ...keyed(line.id),
+          parent_key: line.parent,
+          kind: 'tool_result',
+          role: 'tool',
+          content: [{ type: 'tool_result', call_id: line.call, output: line.output }, ...(line.files ?? []).map(toPart)],
+          status: line.failed ? 'failed' : 'completed',
+        },
+      });
+    case 'progress':
+      return emit(state, {
+        type: 'item.completed',
+        item: { ...keyed(line.id), kind: 'status', role: null, content: [statusPart(line.label, line.detail)], status: 'completed' },
+      });
+    case 'artifact':
+      return emit(state, {
+        type: 'item.completed',
+        item: { ...keyed(line.id), kind: 'unknown', role: null, content: [{ type: 'json', json: line.payload }], status: 'completed' },
+      });
+    case 'ask_permission':
+      return emit(state, {
+        type: 'permission.requested',
+        data: {
+          permission_id: line.id,
+          action: line.action,
+          status: 'requested',
+          ...(line.input !== undefined ? { metadata: { input: line.input } } : {}),
+        },
+      });
+    case 'ask_question':
+      return emit(state, {
+        type: 'question.requested',
+        data: { question_id: line.id, prompt: line.prompt, options: line.options, status: 'requested' },
+      });
+    case 'failure':
+      return emit(state, {
+        type: 'error',
+        data: { message: line.message, ...(line.code !== undefined ? { code: line.code } : {}) },
+      });
+    case 'done':
+      // A turn never leaves a message open on purpose; forget any so the state stays bounded.
+      return emit({ open: {} }, { type: 'turn.ended', data: { metadata: { reason: line.reason } } });
+    case 'bye':
+      return emit({ open: {} }, { type: 'session.ended', data: { reason: 'completed', terminated_by: 'agent' } });
+  }
+}
+
+function emit(state: MockState, draft: Draft): { state: MockState; events: Draft[] } {
+  return { state, events: [draft] };
+}
+
+function withOpen(state: MockState, id: string, role: Role): MockState {
+  return { open: { ...state.open, [id]: role } };
+}
+
+function withoutOpen(state: MockState, id: string): MockState {
+  if (!Object.hasOwn(state.open, id)) return state;
+  const { [id]: _closed, ...open } = state.open;
+  return { open };
+}
+
+function keyed(id: string): Pick<DraftItem, 'key' | 'native_item_id'> {
+  return { key: id, native_item_id: id };
+}
+
+function messageItem(id: string, role: Role, content: ContentPart[], status: DraftItem['status']): DraftItem {
+  return { ...keyed(id), kind: role === 'system' ? 'system' : 'message', role, content, status };
+}
+
+function statusPart(label: string, detail: string | undefined): ContentPart {
+  return { type: 'status', label, ...(detail !== undefined ? { detail } : {}) };
+}
+
+function toPart(part: MockPart): ContentPart {
+  switch (part.kind) {
+    case 'text':
+      return { type: 'text', text: part.value };
+    case 'thinking':
+      return { type: 'reasoning', text: part.value, visibility: part.private ? 'private' : 'public' };
+    case 'data':
+      return { type: 'json', json: part.value };
+    case 'file':
+      return { type: 'file_ref', path: part.path, action: part.op, ...(part.diff !== undefined ? { diff: part.diff } : {}) };
+    case 'picture':
+      return { type: 'image', path: part.path, ...(part.mime !== undefined ? { mime: part.mime } : {}) };
+    case 'progress':
+      return statusPart(part.label, part.detail);
+  }
+}
+
+function summarise(issues: readonly { code: string; path: readonly PropertyKey[]; message: string }[], native: unknown): string {
+  const first = issues[0];
+  // zod's wording for a bad discriminator lists every type; the offending value says more.
+  if (first?.code === 'invalid_union' && first.path.length === 1 && first.path[0] === 'type') {
+    const type = (native as { type?: unknown }).type;
+    return type === undefined ? 'missing type' : `unknown type ${JSON.stringify(type) ?? String(type)}`;
+  }
+  const text = issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`)
+    .join('; ');
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
+
+function unparsed(error: string, native: unknown): Draft {
+  const hash = rawHash(native);
+  return {
+    type: 'agent.unparsed',
+    source: 'daemon',
+    synthetic: true,
+    data: { error, location: LOCATION, ...(hash !== undefined ? { raw_hash: hash } : {}) },
+  };
+}
+
+/** The raw text when we have it; otherwise the JSON it was parsed from, re-serialised. */
+function rawHash(native: unknown): string | undefined {
+  try {
+    const raw = typeof native === 'string' ? native : (JSON.stringify(native) ?? String(native));
+    return createHash('sha256').update(raw).digest('hex').slice(0, 16);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,79 @@
+// The mock agent's own wire format: NDJSON, one object per line, in both directions. It is
+// deliberately NOT the universal schema, so the mock is converted exactly like a real agent.
+import { z } from 'zod';
+
+// ---- mock → daemon (stdout) ------------------------------------------------------------------
+
+/** A piece of message content in the mock's vocabulary. */
+export const MockPart = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('text'), value: z.string() }),
+  z.object({ kind: z.literal('thinking'), value: z.string(), private: z.boolean().optional() }),
+  z.object({ kind: z.literal('data'), value: z.unknown() }),
+  z.object({
+    kind: z.literal('file'),
+    path: z.string(),
+    op: z.enum(['read', 'write', 'patch']),
+    diff: z.string().optional(),
+  }),
+  z.object({ kind: z.literal('picture'), path: z.string(), mime: z.string().optional() }),
+  z.object({ kind: z.literal('progress'), label: z.string(), detail: z.string().optional() }),
+]);
+export type MockPart = z.infer<typeof MockPart>;
+
+export const MockOut = z.discriminatedUnion('type', [
+  /** First line after start: the mock's own session id and what it runs with. */
+  z.object({ type: z.literal('ready'), session: z.string(), model: z.string(), cwd: z.string(), pid: z.number() }),
+  /** An assistant (or system) message begins; `text` deltas follow; `message_end` closes it. */
+  z.object({ type: z.literal('message_start'), id: z.string(), role: z.enum(['assistant', 'system']) }),
+  z.object({ type: z.literal('text'), id: z.string(), chunk: z.string() }),
+  z.object({
+    type: z.literal('message_end'),
+    id: z.string(),
+    role: z.enum(['assistant', 'system']),
+    parts: z.array(MockPart),
+    interrupted: z.boolean().optional(),
+  }),
+  /** A tool invocation belonging to message `parent`. */
+  z.object({
+    type: z.literal('tool_call'),
+    id: z.string(),
+    parent: z.string(),
+    tool: z.string(),
+    input: z.record(z.string(), z.unknown()),
+  }),
+  z.object({
+    type: z.literal('tool_result'),
+    id: z.string(),
+    call: z.string(),
+    parent: z.string(),
+    output: z.string(),
+    files: z.array(MockPart).optional(),
+    failed: z.boolean().optional(),
+  }),
+  /** A progress notice that is not part of any message. */
+  z.object({ type: z.literal('progress'), id: z.string(), label: z.string(), detail: z.string().optional() }),
+  /** Something the mock has no better name for; becomes an item of kind `unknown`. */
+  z.object({ type: z.literal('artifact'), id: z.string(), payload: z.unknown() }),
+  z.object({ type: z.literal('ask_permission'), id: z.string(), action: z.string(), input: z.unknown().optional() }),
+  z.object({ type: z.literal('ask_question'), id: z.string(), prompt: z.string(), options: z.array(z.string()) }),
+  z.object({ type: z.literal('failure'), message: z.string(), code: z.string().optional() }),
+  /** The turn is over. */
+  z.object({ type: z.literal('done'), reason: z.enum(['completed', 'interrupted']) }),
+  /** The mock ends its session on its own (command `end`) and exits 0 right after. */
+  z.object({ type: z.literal('bye') }),
+]);
+export type MockOut = z.infer<typeof MockOut>;
+
+// ---- daemon → mock (stdin) -------------------------------------------------------------------
+
+export const MockIn = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('prompt'),
+    text: z.string(),
+    attachments: z.array(z.object({ path: z.string(), mime: z.string().optional() })).optional(),
+  }),
+  z.object({ type: z.literal('permission_reply'), id: z.string(), reply: z.enum(['once', 'always', 'reject']) }),
+  z.object({ type: z.literal('question_reply'), id: z.string(), answers: z.array(z.array(z.string())).nullable() }),
+  z.object({ type: z.literal('interrupt') }),
+]);
+export type MockIn = z.infer<typeof MockIn>;

@@ -1,0 +1,169 @@
+// One turn of the mock agent: the only place that writes message lines, so the
+// start → text… → end pattern, the per-process id counters and interrupt handling hold for every
+// command without each command having to get them right.
+
+/** @typedef {import('./native.js').MockOut} MockOut */
+/** @typedef {import('./native.js').MockPart} MockPart */
+/** @typedef {{ path: string, mime?: string | undefined }} Attachment */
+/** @typedef {'msg' | 'call' | 'res' | 'perm' | 'q' | 'prog' | 'art'} IdPrefix */
+/** @typedef {'once' | 'always' | 'reject'} PermissionReply */
+/**
+ * @typedef {{ kind: 'permission', id: string, resolve: (reply: PermissionReply) => void }
+ *   | { kind: 'question', id: string, resolve: (answers: string[][] | null) => void }} Pending
+ */
+/**
+ * What outlives a turn: the process's id counters and the "always" permission grants.
+ * @typedef {{ cwd: string, counters: Record<IdPrefix, number>, alwaysAllowed: Set<string> }} MockSession
+ */
+/**
+ * The process's output side; `write` returns false when stdout wants the caller to wait.
+ * @typedef {{
+ *   write: (line: MockOut) => boolean,
+ *   raw: (text: string) => boolean,
+ *   drain: () => Promise<void>,
+ *   exit: (code: number, stderrText?: string) => void,
+ * }} MockIo
+ */
+/**
+ * @typedef {{ role?: 'assistant' | 'system', before?: MockPart[], after?: MockPart[], final?: boolean }} SayOptions
+ */
+
+/** @returns {MockSession} */
+export function newSession() {
+  return {
+    cwd: process.cwd(),
+    counters: { msg: 0, call: 0, res: 0, perm: 0, q: 0, prog: 0, art: 0 },
+    alwaysAllowed: new Set(),
+  };
+}
+
+/** @param {Attachment} a @returns {MockPart} */
+function attachmentPart(a) {
+  if (a.mime !== undefined && a.mime.startsWith('image/')) return { kind: 'picture', path: a.path, mime: a.mime };
+  return { kind: 'file', path: a.path, op: 'read' };
+}
+
+export class Turn {
+  /** Once false, every write is dropped, so a late timer or loop cannot leak into the next turn. */
+  active = true;
+  /** @type {{ id: string, role: 'assistant' | 'system', text: string } | null} */
+  open = null;
+  /** @type {Pending | null} */
+  pending = null;
+  /** @type {Set<NodeJS.Timeout>} */
+  timers = new Set();
+
+  /**
+   * @param {MockSession} session
+   * @param {MockIo} io
+   * @param {Attachment[]} attachments
+   * @param {() => void} onEnd called once, when the turn ends by done, crash or exit
+   */
+  constructor(session, io, attachments, onEnd) {
+    this.session = session;
+    this.io = io;
+    this.attachments = attachments;
+    this.onEnd = onEnd;
+  }
+
+  /** @param {IdPrefix} prefix */
+  id(prefix) {
+    this.session.counters[prefix] += 1;
+    return `${prefix}_${this.session.counters[prefix]}`;
+  }
+
+  /** @param {MockOut} line @returns {boolean} false: wait for drain before writing more */
+  emit(line) {
+    return this.active ? this.io.write(line) : true;
+  }
+
+  /** @param {string} text */
+  raw(text) {
+    if (this.active) this.io.raw(text);
+  }
+
+  /** @param {'assistant' | 'system'} [role] */
+  start(role = 'assistant') {
+    const id = this.id('msg');
+    this.open = { id, role, text: '' };
+    this.emit({ type: 'message_start', id, role });
+    return id;
+  }
+
+  /** @param {string} chunk */
+  chunk(chunk) {
+    if (this.open === null || !this.active) return true;
+    this.open.text += chunk;
+    return this.emit({ type: 'text', id: this.open.id, chunk });
+  }
+
+  /** @param {SayOptions} [options] */
+  end({ before = [], after = [], final = false } = {}) {
+    const open = this.open;
+    if (open === null) return '';
+    this.open = null;
+    const extra = final ? this.attachments.map(attachmentPart) : [];
+    const parts = [...before, { kind: /** @type {const} */ ('text'), value: open.text }, ...after, ...extra];
+    this.emit({ type: 'message_end', id: open.id, role: open.role, parts });
+    return open.id;
+  }
+
+  /**
+   * A whole message at once. The final message of a turn carries the prompt's attachments.
+   * @param {string | string[]} chunks
+   * @param {SayOptions} [options]
+   */
+  say(chunks, options = {}) {
+    this.start(options.role);
+    for (const c of typeof chunks === 'string' ? [chunks] : chunks) this.chunk(c);
+    return this.end(options);
+  }
+
+  /** @param {string | string[]} chunks @param {SayOptions} [options] */
+  reply(chunks, options = {}) {
+    return this.say(chunks, { ...options, final: true });
+  }
+
+  /** @param {number} ms @param {() => void} fn */
+  later(ms, fn) {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (this.active) fn();
+    }, ms);
+    this.timers.add(timer);
+  }
+
+  /** @param {Pending} pending */
+  wait(pending) {
+    this.pending = pending;
+  }
+
+  /** @param {'completed' | 'interrupted'} [reason] */
+  done(reason = 'completed') {
+    if (!this.active) return;
+    this.emit({ type: 'done', reason });
+    this.stop();
+  }
+
+  interrupt() {
+    if (!this.active) return;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    this.pending = null;
+    if (this.open !== null) {
+      const { id, role, text } = this.open;
+      this.open = null;
+      this.emit({ type: 'message_end', id, role, parts: [{ kind: 'text', value: text }], interrupted: true });
+    }
+    this.done('interrupted');
+  }
+
+  /** Ends the turn without `done` (crash, end); later writes from this turn are dropped. */
+  stop() {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    this.pending = null;
+    this.active = false;
+    this.onEnd();
+  }
+}

@@ -1,0 +1,104 @@
+// The contract between the agent-independent daemon and one agent adapter. Everything that knows
+// an agent's native format lives behind these types, in src/agents/<agent>/.
+import type { z } from 'zod';
+import type {
+  AgentUnparsedData,
+  ErrorData,
+  PermissionEventData,
+  QuestionEventData,
+  SessionEndedData,
+  SessionStartedData,
+  StderrOutput,
+  TurnData,
+  UniversalItem,
+} from '../schema/events.js';
+import type { AgentId, Capabilities } from '../schema/agents.js';
+import type { Attachment, PermissionReply } from '../schema/api.js';
+
+/** An item as a converter sees it: identified by a converter-chosen `key`, never by an itm_ id. */
+export type DraftItem = Omit<UniversalItem, 'item_id' | 'parent_id'> & {
+  /** Stable within the session; the normalizer maps it to the daemon's itm_ id. */
+  key: string;
+  /** Key of the parent item (a tool item's message), if any. */
+  parent_key?: string | null;
+};
+
+type Origin = { source?: 'agent' | 'daemon'; synthetic?: boolean };
+
+/** What a converter produces. The normalizer turns drafts into events; the log stamps them. */
+export type Draft = Origin &
+  (
+    | { type: 'session.started'; native_session_id?: string | null; data: z.infer<typeof SessionStartedData> }
+    | { type: 'session.ended'; data: SessionEndedData }
+    | { type: 'turn.started' | 'turn.ended'; data: TurnData }
+    | { type: 'item.started' | 'item.completed'; item: DraftItem }
+    | {
+        type: 'item.delta';
+        key: string;
+        native_item_id: string | null;
+        delta: string;
+        /** Used only if the delta arrives before its item started (a stub start is synthesised). */
+        stub?: Pick<DraftItem, 'kind' | 'role' | 'parent_key'>;
+      }
+    | { type: 'permission.requested' | 'permission.resolved'; data: PermissionEventData }
+    | { type: 'question.requested' | 'question.resolved'; data: QuestionEventData }
+    | { type: 'error'; data: z.infer<typeof ErrorData> }
+    | { type: 'agent.unparsed'; data: z.infer<typeof AgentUnparsedData> }
+  );
+
+/** A pure per-agent state machine (design rule 1): no clock, no ids, no I/O, never throws. */
+export interface Converter<S = unknown> {
+  initial(): S;
+  convert(state: S, native: unknown): { state: S; events: Draft[] };
+}
+
+export interface StartOptions {
+  sessionId: string;
+  cwd: string;
+  env: Record<string, string>;
+  model?: string | undefined;
+  variant?: string | undefined;
+  agentMode: string;
+  permissionMode: string;
+  nativeSessionId?: string | undefined;
+}
+
+export interface TurnInput {
+  message: string;
+  attachments: Attachment[];
+}
+
+export interface ProcessExit {
+  exitCode: number | null;
+  signal: string | null;
+  stderr: StderrOutput;
+  /** True when the daemon asked for the exit (terminate, shutdown). */
+  requested: boolean;
+}
+
+/** Where a running agent reports to. Calls arrive in stdout order; `exit` comes last. */
+export interface AgentSink {
+  /** One native message: parsed JSON, or the raw line when it was not JSON. */
+  native(message: unknown): void;
+  exit(exit: ProcessExit): void;
+}
+
+/** One live agent process (or connection) owned by exactly one session. */
+export interface AgentHandle {
+  readonly pid: number | undefined;
+  send(turn: TurnInput): Promise<void>;
+  replyPermission(permissionId: string, reply: PermissionReply): Promise<void>;
+  /** `answers` null means the question was rejected. */
+  replyQuestion(questionId: string, answers: string[][] | null): Promise<void>;
+  interrupt(): Promise<void>;
+  /** Kill the process group and resolve once it has been reaped. */
+  terminate(): Promise<void>;
+}
+
+export interface AgentDriver {
+  readonly id: AgentId;
+  readonly capabilities: Capabilities;
+  readonly converter: Converter<any>;
+  /** Spawn and resolve once the agent can take a turn; reject with a catalogue error otherwise. */
+  start(options: StartOptions, sink: AgentSink): Promise<AgentHandle>;
+}

@@ -1,0 +1,74 @@
+// The error catalogue: every error the API can answer with, its HTTP status and title, in one
+// table. Everything is rendered once, as RFC 9457 application/problem+json, by app.ts.
+
+export const CATALOGUE = {
+  invalid_request: { status: 400, title: 'Invalid request' },
+  malformed_json: { status: 400, title: 'Malformed JSON body' },
+  invalid_cwd: { status: 400, title: 'Working directory does not exist' },
+  unauthorized: { status: 401, title: 'Missing or invalid bearer token' },
+  not_found: { status: 404, title: 'No such route' },
+  session_not_found: { status: 404, title: 'Session not found' },
+  permission_not_found: { status: 404, title: 'Permission request not found' },
+  question_not_found: { status: 404, title: 'Question not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  not_acceptable: { status: 406, title: 'Not acceptable' },
+  session_exists: { status: 409, title: 'Session already exists' },
+  turn_in_progress: { status: 409, title: 'A turn is already running' },
+  session_ended: { status: 409, title: 'Session has ended' },
+  permission_already_resolved: { status: 409, title: 'Permission already resolved' },
+  question_already_resolved: { status: 409, title: 'Question already resolved' },
+  no_turn_running: { status: 409, title: 'No turn is running' },
+  events_evicted: { status: 410, title: 'Events no longer available' },
+  body_too_large: { status: 413, title: 'Request body too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  too_many_sessions: { status: 429, title: 'Session limit reached' },
+  too_many_subscribers: { status: 429, title: 'Subscriber limit reached' },
+  internal_error: { status: 500, title: 'Internal error' },
+  agent_not_available: { status: 501, title: 'Agent not available' },
+  agent_start_failed: { status: 502, title: 'Agent failed to start' },
+  agent_io_failed: { status: 502, title: 'Agent did not accept the input' },
+  shutting_down: { status: 503, title: 'Daemon is shutting down' },
+} as const;
+
+export type ErrorCode = keyof typeof CATALOGUE;
+
+/** A catalogue error. Thrown anywhere in the domain; rendered once by the app's error handler. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly title: string;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly context: Record<string, unknown> = {},
+  ) {
+    super(detail);
+    this.status = CATALOGUE[code].status;
+    this.title = CATALOGUE[code].title;
+  }
+
+  toProblem(): Record<string, unknown> {
+    return {
+      type: `https://agentwire.dev/problems/${this.code}`,
+      title: this.title,
+      status: this.status,
+      detail: this.detail,
+      code: this.code,
+      ...this.context,
+    };
+  }
+}
+
+export function sessionNotFound(sessionId: string): ApiError {
+  return new ApiError('session_not_found', `No session with id '${sessionId}'.`, { sessionId });
+}
+
+/** The client asked for events older than the log still holds (see docs/events.md). */
+export function eventsEvicted(sessionId: string, after: number, oldest: number): ApiError {
+  return new ApiError(
+    'events_evicted',
+    `Events after sequence ${after} were evicted by the per-session event limit; the oldest event still held is ${oldest}. ` +
+      `Resume from offset ${oldest - 1} and treat sequences ${after + 1}..${oldest - 1} as lost.`,
+    { sessionId, offset: after, oldestAvailable: oldest },
+  );
+}

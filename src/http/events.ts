@@ -1,0 +1,72 @@
+// Reading a session's events: poll (GET /events) and the replay-then-live SSE stream.
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import { ApiError } from '../errors.js';
+import { EventsQuery, StreamQuery } from '../schema/api.js';
+import type { Session } from '../sessions/session.js';
+import type { SessionManager } from '../sessions/session-manager.js';
+import { LogStream, SSE_HEADERS } from './log-stream.js';
+import { parse, wantsRaw } from './validate.js';
+
+/** Poll page size when the client does not say (see docs/events.md). */
+export const DEFAULT_POLL_LIMIT = 1000;
+
+export function eventRoutes(app: FastifyInstance, sessions: SessionManager, config: Config): void {
+  app.get('/v1/sessions/:id/events', async (req, reply) => {
+    const session = sessions.get((req.params as { id: string }).id);
+    const q = parse(EventsQuery, req.query, 'query');
+    const after = q.offset ?? 0;
+    const limit = q.limit ?? DEFAULT_POLL_LIMIT;
+    const events = session.log.readJson(after, limit, wantsRaw(q));
+    const hasMore = after + events.length < session.log.lastSequence;
+    // Events are stored serialized; the page is assembled, not re-stringified.
+    return reply.type('application/json; charset=utf-8').send(`{"events":[${events.join(',')}],"hasMore":${hasMore}}`);
+  });
+
+  app.get('/v1/sessions/:id/events/sse', async (req, reply) => {
+    const session = sessions.get((req.params as { id: string }).id);
+    const q = parse(StreamQuery, req.query, 'query');
+    const after = lastEventId(req.headers['last-event-id']) ?? q.offset ?? 0;
+    session.log.assertAvailable(after);
+    const stream = openSubscriber(session, config, reply.raw, { format: 'sse', after, includeRaw: wantsRaw(q) });
+    reply.hijack();
+    reply.raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...SSE_HEADERS });
+    stream.start();
+  });
+}
+
+/** Creates a log subscriber counted against the session's subscriber limit. */
+export function openSubscriber(
+  session: Session,
+  config: Config,
+  res: import('node:http').ServerResponse,
+  options: Pick<import('./log-stream.js').LogStreamOptions, 'format' | 'after' | 'includeRaw' | 'until' | 'onClose'>,
+): LogStream {
+  if (session.subscribers >= config.maxSubscribersPerSession) {
+    throw new ApiError('too_many_subscribers', `Session '${session.id}' already has ${session.subscribers} stream subscribers (--max-subscribers).`, {
+      sessionId: session.id,
+      limit: config.maxSubscribersPerSession,
+    });
+  }
+  session.subscribers++;
+  return new LogStream(session.log, res, {
+    ...options,
+    maxLag: config.subscriberMaxLag,
+    keepAliveMs: config.sseKeepAliveMs,
+    retryMs: config.sseRetryMs,
+    onClose: (byClient) => {
+      session.subscribers--;
+      options.onClose?.(byClient);
+    },
+  });
+}
+
+function lastEventId(header: string | string[] | undefined): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value.trim() === '') return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new ApiError('invalid_request', `Last-Event-ID must be an event sequence number, got '${value}'.`);
+  }
+  return n;
+}

@@ -1,0 +1,128 @@
+// One subscriber streaming a session's log to a socket, as SSE or NDJSON. It pulls from the log
+// with a cursor and writes only while the socket accepts data, so replay and live delivery are one
+// loop (no gap, no duplicate) and the only backlog is `lastSequence - cursor`, which is bounded: a
+// subscriber that falls `maxLag` events behind is closed with a comment saying where to resume.
+import type { ServerResponse } from 'node:http';
+import type { EventLog } from '../sessions/event-log.js';
+import type { UniversalEvent } from '../schema/events.js';
+
+export type StreamFormat = 'sse' | 'ndjson';
+
+export interface LogStreamOptions {
+  format: StreamFormat;
+  /** Deliver events with sequence > after. */
+  after: number;
+  includeRaw: boolean;
+  maxLag: number;
+  keepAliveMs: number;
+  retryMs: number;
+  /** Close the stream after writing the first event this returns true for (turn streams). */
+  until?: (event: UniversalEvent) => boolean;
+  /** Called once when the stream ends; `byClient` when the client went away first. */
+  onClose?: (byClient: boolean) => void;
+}
+
+const BATCH = 256;
+
+export class LogStream {
+  private cursor: number;
+  private stopAt = Infinity;
+  private waitingDrain = false;
+  private started = false;
+  private closed = false;
+  private readonly unlisten: () => void;
+  private keepAlive: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly log: EventLog,
+    private readonly res: ServerResponse,
+    private readonly options: LogStreamOptions,
+  ) {
+    this.cursor = options.after;
+    // Listening starts now, writing only at start(): a turn stream is created before its turn is
+    // dispatched, so it sees (and can stop at) every event of the turn, yet nothing is written if
+    // the dispatch is refused and the route still answers with a problem.
+    this.unlisten = log.listen((event) => this.onAppend(event));
+  }
+
+  /** Begins writing: the SSE preamble, the backlog after the cursor, then live events. */
+  start(): void {
+    const { res, options } = this;
+    this.started = true;
+    if (res.destroyed) return this.finish(true); // the client left while the turn was dispatched
+    res.on('close', () => this.finish(true));
+    res.on('drain', () => {
+      this.waitingDrain = false;
+      this.pump();
+    });
+    if (options.format === 'sse') {
+      res.write(`retry: ${options.retryMs}\n\n`);
+      this.keepAlive = setInterval(() => this.res.write(': keep-alive\n\n'), options.keepAliveMs);
+      this.keepAlive.unref();
+    }
+    this.pump();
+  }
+
+  /** Stops listening without having written anything (the request was refused). */
+  dispose(): void {
+    this.finish(false);
+  }
+
+  private onAppend(event: UniversalEvent): void {
+    if (this.options.until?.(event) && event.sequence < this.stopAt) this.stopAt = event.sequence;
+    if (!this.started) return;
+    if (!this.waitingDrain) return this.pump();
+    const lag = this.log.lastSequence - this.cursor;
+    if (lag > this.options.maxLag) {
+      this.close(`subscriber fell ${lag} events behind (limit ${this.options.maxLag}); reconnect with Last-Event-ID: ${this.cursor}`);
+    }
+  }
+
+  private pump(): void {
+    while (!this.closed && !this.waitingDrain && this.cursor < Math.min(this.log.lastSequence, this.stopAt)) {
+      let batch: string[];
+      try {
+        const want = Math.min(BATCH, this.stopAt - this.cursor);
+        batch = this.log.readJson(this.cursor, want, this.options.includeRaw);
+      } catch {
+        // The log evicted what this subscriber still needed (it was slower than the byte budget).
+        return this.close(`events after ${this.cursor} were evicted; resume from GET /events to see the oldest available`);
+      }
+      for (const json of batch) {
+        this.cursor++;
+        const frame = this.options.format === 'sse' ? `id: ${this.cursor}\ndata: ${json}\n\n` : `${json}\n`;
+        if (!this.res.write(frame)) this.waitingDrain = true;
+      }
+    }
+    if (!this.closed && this.cursor >= this.stopAt) this.close();
+  }
+
+  /** Ends the stream; an SSE reason becomes a final comment the client can log. */
+  close(reason?: string): void {
+    if (this.closed) return;
+    if (reason && this.options.format === 'sse') this.res.write(`: closed: ${reason}\n\n`);
+    this.finish(false);
+    this.res.end();
+  }
+
+  private finish(byClient: boolean): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.unlisten();
+    if (this.keepAlive) clearInterval(this.keepAlive);
+    this.options.onClose?.(byClient);
+  }
+}
+
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+} as const;
+
+export const NDJSON_HEADERS = {
+  'content-type': 'application/x-ndjson; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+} as const;

@@ -1,0 +1,121 @@
+// Spawning an agent CLI (design rule 5): its own process group, stdout framed into lines, stderr
+// drained into a bounded head/tail, always reaped, and killed as a group (an agent's own children,
+// such as the shell commands it runs, go with it).
+import { execa, type ResultPromise } from 'execa';
+import type { Writable } from 'node:stream';
+import type { StderrOutput } from '../schema/events.js';
+import { readLines, type Line } from './line-reader.js';
+import { StderrTail } from './stderr-tail.js';
+
+export interface SpawnOptions {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Longest stdout line kept whole (characters). */
+  maxLineChars: number;
+  /** Grace between SIGTERM and SIGKILL. */
+  killGraceMs: number;
+}
+
+export interface ChildExit {
+  exitCode: number | null;
+  signal: string | null;
+  stderr: StderrOutput;
+  /** True when kill() was called before the process exited by itself. */
+  killed: boolean;
+}
+
+/** Every live process group, so a daemon that exits for any reason can still take them along. */
+const liveGroups = new Set<number>();
+process.once('exit', () => {
+  for (const pid of liveGroups) signalGroup(pid, 'SIGKILL');
+});
+
+export class ChildProcess {
+  readonly exited: Promise<ChildExit>;
+  private readonly child: ResultPromise;
+  private readonly stdin: Writable;
+  private readonly killGraceMs: number;
+  private killRequested = false;
+  private done = false;
+
+  constructor(options: SpawnOptions, onLine: (line: Line) => void) {
+    const stderr = new StderrTail();
+    const child = execa(options.command, options.args, {
+      cwd: options.cwd,
+      env: options.env,
+      extendEnv: true,
+      detached: true, // own process group: kill(-pid) reaches the agent's children too
+      cleanup: false, // we reap groups ourselves; execa's cleanup would only kill the leader
+      buffer: false,
+      reject: false,
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    this.child = child;
+    this.killGraceMs = options.killGraceMs;
+    this.stdin = child.stdin!;
+    this.stdin.on('error', () => {}); // EPIPE after the child died: the exit path reports it
+    const pid = child.pid;
+    if (pid !== undefined) liveGroups.add(pid);
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
+    const stdoutDone = readLines(child.stdout!, options.maxLineChars, onLine);
+    this.exited = (async () => {
+      const result = await child;
+      await stdoutDone; // every line the child printed is delivered before its exit
+      this.done = true;
+      if (pid !== undefined) {
+        // The leader is gone; make sure nothing it started lingers in its group.
+        signalGroup(pid, 'SIGKILL');
+        liveGroups.delete(pid);
+      }
+      const exitCode = typeof result.exitCode === 'number' ? result.exitCode : null;
+      const signal = typeof result.signal === 'string' ? result.signal : null;
+      const spawnError = result.failed && exitCode === null && signal === null ? result.originalMessage : undefined;
+      if (spawnError) stderr.push(`${spawnError}\n`);
+      return { exitCode, signal, stderr: stderr.output(), killed: this.killRequested };
+    })();
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get running(): boolean {
+    return !this.done;
+  }
+
+  /** Writes one line to stdin, waiting for the pipe to take it. */
+  writeLine(line: string): Promise<void> {
+    if (this.done || this.stdin.destroyed) return Promise.reject(new Error('agent process is not running'));
+    return new Promise((resolve, reject) => {
+      this.stdin.write(line + '\n', (err) => (err ? reject(err) : resolve()));
+    });
+  }
+
+  /** SIGTERM the group, SIGKILL it after the grace period; resolves once reaped. */
+  async kill(): Promise<ChildExit> {
+    if (!this.done) {
+      this.killRequested = true;
+      const pid = this.child.pid;
+      if (pid !== undefined) {
+        signalGroup(pid, 'SIGTERM');
+        const timer = setTimeout(() => signalGroup(pid, 'SIGKILL'), this.killGraceMs);
+        timer.unref();
+        this.exited.finally(() => clearTimeout(timer)).catch(() => {});
+      }
+      this.stdin.end();
+    }
+    return this.exited;
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the group is already gone, which is what we wanted.
+  }
+}

@@ -1,0 +1,49 @@
+// Keeps the head and tail of a process's stderr, bounded, for session.ended (spec: first 20 lines,
+// last 50 when truncated). The middle is counted, not kept: a chatty agent cannot grow memory.
+import type { StderrOutput } from '../schema/events.js';
+
+const HEAD_LINES = 20;
+const TAIL_LINES = 50;
+const MAX_LINE_CHARS = 2_000;
+
+export class StderrTail {
+  private readonly head: string[] = [];
+  private readonly tail: string[] = [];
+  private total = 0;
+  private partial = '';
+
+  push(chunk: string): void {
+    const parts = (this.partial + chunk).split('\n');
+    this.partial = (parts.pop() ?? '').slice(0, MAX_LINE_CHARS * 2);
+    for (const line of parts) this.line(line);
+  }
+
+  /** Lines seen so far, including an unterminated last one. */
+  get totalLines(): number {
+    return this.total + (this.partial ? 1 : 0);
+  }
+
+  output(): StderrOutput {
+    if (this.partial) {
+      this.line(this.partial);
+      this.partial = '';
+    }
+    const kept = this.head.length + this.tail.length;
+    if (this.total <= kept) {
+      return { head: [...this.head, ...this.tail].join('\n'), truncated: false, total_lines: this.total };
+    }
+    return { head: this.head.join('\n'), tail: this.tail.join('\n'), truncated: true, total_lines: this.total };
+  }
+
+  private line(raw: string): void {
+    const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    const line = text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}… [${text.length} chars]` : text;
+    this.total++;
+    if (this.head.length < HEAD_LINES) {
+      this.head.push(line);
+      return;
+    }
+    this.tail.push(line);
+    if (this.tail.length > TAIL_LINES) this.tail.shift();
+  }
+}

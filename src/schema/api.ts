@@ -1,0 +1,113 @@
+// Request and response bodies of the REST API. Field names follow the reference API (camelCase)
+// so its clients work unchanged; events inside keep the spec's snake_case.
+import { AgentId } from './agents.js';
+import { UniversalEvent } from './events.js';
+import { z } from './zod.js';
+
+export const SessionIdParam = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'letters, digits, ".", "_" and "-", 1-128 characters')
+  .openapi({ example: 'my-session' });
+
+export const PermissionMode = z.enum(['default', 'plan', 'bypass', 'acceptEdits']).openapi('PermissionMode');
+
+export const CreateSessionRequest = z
+  .object({
+    agent: AgentId,
+    agentMode: z.string().min(1).optional(),
+    permissionMode: PermissionMode.optional(),
+    model: z.string().min(1).optional(),
+    variant: z.string().min(1).optional(),
+    agentVersion: z.string().min(1).optional(),
+    title: z.string().max(500).optional(),
+    cwd: z.string().min(1).optional().openapi({ description: "The agent's working directory; must exist. Default: the daemon's cwd" }),
+    env: z.record(z.string(), z.string()).optional().openapi({ description: 'Extra environment for the agent process' }),
+    mcp: z.record(z.string(), z.unknown()).optional().openapi({ description: 'MCP servers, written into the agent config' }),
+  })
+  .strict()
+  .openapi('CreateSessionRequest');
+export type CreateSessionRequest = z.infer<typeof CreateSessionRequest>;
+
+export const SessionStatus = z.enum(['idle', 'running', 'waiting', 'ended']).openapi('SessionStatus');
+export type SessionStatus = z.infer<typeof SessionStatus>;
+
+export const SessionInfo = z
+  .object({
+    sessionId: z.string(),
+    agent: AgentId,
+    agentMode: z.string(),
+    permissionMode: PermissionMode,
+    model: z.string().optional(),
+    variant: z.string().optional(),
+    nativeSessionId: z.string().optional(),
+    ended: z.boolean(),
+    eventCount: z.number().int(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    title: z.string().optional(),
+    cwd: z.string(),
+    status: SessionStatus,
+  })
+  .openapi('SessionInfo');
+export type SessionInfo = z.infer<typeof SessionInfo>;
+
+export const CreateSessionResponse = z
+  .object({ healthy: z.literal(true), nativeSessionId: z.string().optional() })
+  .openapi('CreateSessionResponse');
+export const SessionList = z.object({ sessions: z.array(SessionInfo) }).openapi('SessionList');
+
+export const Attachment = z
+  .object({ path: z.string().min(1), mime: z.string().optional(), filename: z.string().optional() })
+  .openapi('Attachment');
+export type Attachment = z.infer<typeof Attachment>;
+
+export const MessageRequest = z
+  .object({ message: z.string().min(1), attachments: z.array(Attachment).max(64).optional() })
+  .openapi('MessageRequest');
+export type MessageRequest = z.infer<typeof MessageRequest>;
+
+export const PermissionReply = z.enum(['once', 'always', 'reject']);
+export type PermissionReply = z.infer<typeof PermissionReply>;
+export const PermissionReplyRequest = z.object({ reply: PermissionReply }).openapi('PermissionReplyRequest');
+export const QuestionReplyRequest = z
+  .object({ answers: z.array(z.array(z.string())) })
+  .openapi('QuestionReplyRequest', { description: 'One array of chosen answers per question asked' });
+
+// Query strings: both the spec's snake_case and the reference client's camelCase are accepted.
+const boolish = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0'])])
+  .transform((v) => v === true || v === 'true' || v === '1');
+
+export const EventsQuery = z.object({
+  offset: z.coerce.number().int().min(0).optional(),
+  limit: z.coerce.number().int().min(1).max(10_000).optional(),
+  include_raw: boolish.optional(),
+  includeRaw: boolish.optional(),
+});
+export const StreamQuery = z.object({
+  offset: z.coerce.number().int().min(0).optional(),
+  include_raw: boolish.optional(),
+  includeRaw: boolish.optional(),
+  abort_on_disconnect: boolish.optional(),
+  abortOnDisconnect: boolish.optional(),
+  token: z.string().optional(),
+});
+
+export const EventsResponse = z
+  .object({ events: z.array(UniversalEvent), hasMore: z.boolean() })
+  .openapi('EventsResponse');
+
+export const HealthResponse = z
+  .object({ status: z.literal('ok'), version: z.string(), uptimeMs: z.number().int() })
+  .openapi('HealthResponse');
+
+export const Problem = z
+  .object({
+    type: z.string().openapi({ example: 'https://agentwire.dev/problems/session_not_found' }),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    code: z.string(),
+  })
+  .catchall(z.unknown())
+  .openapi('Problem', { description: 'RFC 9457 problem details; context fields such as sessionId may follow' });

@@ -1,0 +1,151 @@
+// The append-only, sequenced, bounded event log of one session (design rule 2: the ONLY place that
+// stamps sequence, event_id, time, session_id and native_session_id).
+//
+// Subscribers do not get their own copy of events: each one holds a cursor into this log and pulls
+// when it can write. The log itself is the queue, so a subscriber's backlog is just
+// `lastSequence - cursor`, bounded by `maxLag`; replay-then-live needs no hand-over (no gap, no
+// duplicate at the seam) because replay and live delivery are the same loop.
+import type { PendingEvent, UniversalEvent } from '../schema/events.js';
+import { eventsEvicted } from '../errors.js';
+import type { Clock, IdGenerator } from '../util/deps.js';
+
+export interface EventLogLimits {
+  maxEvents: number;
+  maxBytes: number;
+}
+
+/**
+ * One stored event, kept only as JSON: the envelope with `raw: null`, and the raw payload beside it,
+ * so a poll or stream without include_raw never serializes anything twice, and memory is one
+ * string per event rather than an object graph plus its serialization.
+ */
+interface Entry {
+  json: string;
+  rawJson: string;
+  bytes: number;
+}
+
+export type LogListener = (event: UniversalEvent) => void;
+
+export class EventLog {
+  private entries: Entry[] = [];
+  /** Index 0 of `entries` holds this sequence (entries before it were evicted). */
+  private firstSequence = 1;
+  private bytes = 0;
+  private nativeSessionId: string | null = null;
+  private readonly listeners = new Set<LogListener>();
+  private evictedCount = 0;
+
+  constructor(
+    readonly sessionId: string,
+    private readonly limits: EventLogLimits,
+    private readonly ids: IdGenerator,
+    private readonly clock: Clock,
+  ) {}
+
+  get lastSequence(): number {
+    return this.firstSequence + this.entries.length - 1;
+  }
+
+  /** Sequence of the oldest event still held (lastSequence + 1 when empty). */
+  get oldestSequence(): number {
+    return this.firstSequence;
+  }
+
+  get size(): { events: number; bytes: number; evicted: number } {
+    return { events: this.entries.length, bytes: this.bytes, evicted: this.evictedCount };
+  }
+
+  get currentNativeSessionId(): string | null {
+    return this.nativeSessionId;
+  }
+
+  append(pending: PendingEvent, raw: unknown = null, nativeSessionId?: string | null): UniversalEvent {
+    if (nativeSessionId) this.nativeSessionId = nativeSessionId;
+    const event = {
+      event_id: this.ids.next('evt'),
+      sequence: this.lastSequence + 1,
+      time: this.clock.now().toISOString(),
+      session_id: this.sessionId,
+      native_session_id: this.nativeSessionId,
+      source: pending.source,
+      synthetic: pending.synthetic,
+      type: pending.type,
+      data: pending.data,
+      raw: null,
+    } as UniversalEvent;
+    const json = JSON.stringify(event);
+    const rawJson = raw === null || raw === undefined ? 'null' : safeJson(raw);
+    const entry: Entry = { json, rawJson, bytes: json.length + rawJson.length };
+    this.entries.push(entry);
+    this.bytes += entry.bytes;
+    this.evict();
+    for (const listener of this.listeners) listener(event);
+    return event;
+  }
+
+  /**
+   * Events with sequence > `after`, at most `limit`. Throws EventsEvicted when the first wanted
+   * event is gone, so a client never sees a silent hole.
+   */
+  read(after: number, limit = Infinity, includeRaw = false): UniversalEvent[] {
+    return this.readJson(after, limit, includeRaw).map((json) => JSON.parse(json) as UniversalEvent);
+  }
+
+  /** The serialized events for SSE/NDJSON/poll, with or without raw, without re-serializing. */
+  readJson(after: number, limit: number, includeRaw: boolean): string[] {
+    return this.slice(after, limit).map((e) => (includeRaw ? withRaw(e) : e.json));
+  }
+
+  /** Throws EventsEvicted if `after` points before what the log still holds. */
+  assertAvailable(after: number): void {
+    if (after + 1 < this.firstSequence) {
+      throw eventsEvicted(this.sessionId, after, this.firstSequence);
+    }
+  }
+
+  /** Called synchronously after every append. Returns the unsubscribe function. */
+  listen(listener: LogListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private slice(after: number, limit: number): Entry[] {
+    this.assertAvailable(after);
+    const start = Math.max(0, after + 1 - this.firstSequence);
+    const end = limit === Infinity ? this.entries.length : Math.min(this.entries.length, start + limit);
+    return this.entries.slice(start, end);
+  }
+
+  private evict(): void {
+    // Always keep the newest event, even if it alone is over the byte budget: a log that cannot
+    // hold its last event would lose it without anyone being able to notice.
+    let drop = 0;
+    while (
+      this.entries.length - drop > 1 &&
+      (this.entries.length - drop > this.limits.maxEvents || this.bytes > this.limits.maxBytes)
+    ) {
+      this.bytes -= this.entries[drop]!.bytes;
+      drop++;
+    }
+    if (drop > 0) {
+      this.entries.splice(0, drop);
+      this.firstSequence += drop;
+      this.evictedCount += drop;
+    }
+  }
+}
+
+function withRaw(entry: Entry): string {
+  if (entry.rawJson === 'null') return entry.json;
+  // The envelope always ends with `"raw":null}`: splice the raw JSON in rather than re-stringify.
+  return entry.json.slice(0, -'null}'.length) + entry.rawJson + '}';
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch {
+    return JSON.stringify(String(value));
+  }
+}

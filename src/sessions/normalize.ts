@@ -1,0 +1,259 @@
+// The agent-independent rules of spec/conversion.md, once, for every agent (design rule 3):
+// synthetic session start, user messages and turn boundaries; item.started before a completion that
+// had none; one full-text delta for messages that streamed none; daemon itm_ ids with a native-id
+// map; dedupe of repeated starts; HITL bookkeeping. Driven by capability flags, never agent ids.
+import type { Draft, DraftItem, ProcessExit, TurnInput } from '../agents/types.js';
+import type { Capabilities } from '../schema/agents.js';
+import type { PermissionReply } from '../schema/api.js';
+import type { ContentPart, PendingEvent, UniversalItem } from '../schema/events.js';
+import type { IdGenerator } from '../util/deps.js';
+import { HitlBook } from './hitl.js';
+import { ItemTable } from './item-table.js';
+
+/** A normalized event, ready for EventLog.append, with the raw payload it came from. */
+export interface Normalized {
+  event: PendingEvent;
+  raw: unknown;
+  nativeSessionId?: string | null;
+}
+
+const DAEMON = { source: 'daemon', synthetic: true } as const;
+
+export class Normalizer {
+  readonly hitl = new HitlBook();
+  private readonly items: ItemTable;
+  private sessionStarted = false;
+  private sessionEnded = false;
+  private turnCount = 0;
+  private turnId: string | null = null;
+  private out: Normalized[] = [];
+  private raw: unknown = null;
+
+  constructor(
+    private readonly caps: Capabilities,
+    ids: IdGenerator,
+  ) {
+    this.items = new ItemTable(ids);
+  }
+
+  get turnActive(): boolean {
+    return this.turnId !== null;
+  }
+  get ended(): boolean {
+    return this.sessionEnded;
+  }
+
+  /** The session was created: a synthetic start unless the agent announces its own. */
+  sessionCreated(metadata: Record<string, unknown>, raw: unknown): Normalized[] {
+    return this.run(raw, () => {
+      if (this.caps.sessionLifecycle) return;
+      this.sessionStarted = true;
+      this.emit({ type: 'session.started', data: { metadata }, ...DAEMON });
+    });
+  }
+
+  /** The daemon dispatched a turn: turn.started and, if the agent never echoes it, the user message. */
+  turnStarted(input: TurnInput, raw: unknown): Normalized[] {
+    return this.run(raw, () => {
+      this.turnId = `turn_${++this.turnCount}`;
+      if (!this.caps.nativeTurnStart) this.emit({ type: 'turn.started', data: { turn_id: this.turnId }, ...DAEMON });
+      if (!this.caps.userMessages) this.userMessage(input);
+    });
+  }
+
+  /** Drafts a converter produced from one native message. */
+  agent(drafts: Draft[], raw: unknown): Normalized[] {
+    return this.run(raw, () => drafts.forEach((d) => this.draft(d)));
+  }
+
+  /** The client answered a permission; the agent has been told. */
+  permissionReplied(id: string, reply: PermissionReply, raw: unknown): Normalized[] {
+    return this.run(raw, () => {
+      const open = this.hitl.closePermission(id);
+      if (!open || this.caps.nativeHitlResolution) return;
+      const status = reply === 'reject' ? 'denied' : 'approved';
+      const metadata = { ...asRecord(open.metadata), reply };
+      this.emit({ type: 'permission.resolved', data: { ...open, status, metadata }, ...DAEMON });
+    });
+  }
+
+  /** The client answered (answers) or rejected (null) a question; the agent has been told. */
+  questionReplied(id: string, answers: string[][] | null, raw: unknown): Normalized[] {
+    return this.run(raw, () => {
+      const open = this.hitl.closeQuestion(id);
+      if (!open || this.caps.nativeHitlResolution) return;
+      const data = answers
+        ? { ...open, status: 'answered' as const, response: answers.map((a) => a.join(', ')).join('; ') }
+        : { ...open, status: 'rejected' as const };
+      this.emit({ type: 'question.resolved', data, ...DAEMON });
+    });
+  }
+
+  /** The agent process is gone. Close what is open, then end the session if the agent did not. */
+  processExited(exit: ProcessExit, message?: string): Normalized[] {
+    const raw = { exit_code: exit.exitCode, signal: exit.signal, requested: exit.requested };
+    return this.run(raw, () => {
+      const crashed = !exit.requested && (exit.exitCode !== 0 || exit.signal !== null);
+      const why = exit.signal ? `signal ${exit.signal}` : `code ${exit.exitCode}`;
+      const text = message ?? `agent process exited with ${why}`;
+      if (crashed && !this.sessionEnded) {
+        this.emit({
+          type: 'error',
+          data: { message: text, code: 'agent_exited', details: { exit_code: exit.exitCode, signal: exit.signal } },
+          ...DAEMON,
+        });
+      }
+      this.endTurn({ reason: exit.requested ? 'terminated' : crashed ? 'error' : 'agent_exited' }, DAEMON);
+      if (this.sessionEnded) return;
+      if (exit.requested) {
+        this.endSession({ reason: 'terminated', terminated_by: 'daemon', exit_code: exit.exitCode }, DAEMON);
+      } else if (crashed) {
+        this.endSession(
+          { reason: 'error', terminated_by: 'agent', message: text, exit_code: exit.exitCode, stderr: exit.stderr },
+          DAEMON,
+        );
+      } else {
+        this.endSession({ reason: 'completed', terminated_by: 'agent', exit_code: 0 }, DAEMON);
+      }
+    });
+  }
+
+  private draft(d: Draft): void {
+    const origin = d.type === 'agent.unparsed' ? DAEMON : originOf(d);
+    switch (d.type) {
+      case 'session.started':
+        if (this.sessionStarted) return;
+        this.sessionStarted = true;
+        return this.emit({ type: d.type, data: d.data, ...origin }, d.native_session_id ?? null);
+      case 'session.ended':
+        this.endTurn({ reason: d.data.reason }, DAEMON);
+        return this.endSession(d.data, origin);
+      case 'turn.started':
+        if (this.turnId && this.caps.nativeTurnStart) {
+          return this.emit({ type: d.type, data: { ...d.data, turn_id: this.turnId }, ...origin });
+        }
+        return; // the daemon already announced this turn
+      case 'turn.ended':
+        return this.endTurn(d.data.metadata ?? {}, origin);
+      case 'item.started':
+        return this.startItem(d.item, origin);
+      case 'item.delta':
+        return this.delta(d, origin);
+      case 'item.completed':
+        return this.completeItem(d.item, origin);
+      case 'permission.requested':
+        if (this.hitl.openPermission(d.data)) this.emit({ type: d.type, data: d.data, ...origin });
+        return;
+      case 'permission.resolved':
+        this.hitl.closePermission(d.data.permission_id);
+        return this.emit({ type: d.type, data: d.data, ...origin });
+      case 'question.requested':
+        if (this.hitl.openQuestion(d.data)) this.emit({ type: d.type, data: d.data, ...origin });
+        return;
+      case 'question.resolved':
+        this.hitl.closeQuestion(d.data.question_id);
+        return this.emit({ type: d.type, data: d.data, ...origin });
+      case 'error':
+      case 'agent.unparsed':
+        return this.emit({ type: d.type, data: d.data, ...origin } as PendingEvent);
+    }
+  }
+
+  private startItem(item: DraftItem, origin: Origin): void {
+    const track = this.items.track(item);
+    if (track.started) return; // dedupe: agents repeat starts (e.g. on reconnect or update)
+    track.started = true;
+    this.emit({ type: 'item.started', data: { item: this.items.universal(item, 'in_progress') }, ...origin });
+  }
+
+  private delta(d: Extract<Draft, { type: 'item.delta' }>, origin: Origin): void {
+    const track = this.items.track({ key: d.key, native_item_id: d.native_item_id, ...d.stub });
+    if (!track.started) {
+      // A delta before its item (OpenCode's ordering rule): open a stub so the delta has a parent.
+      const stub = { kind: 'message', role: 'assistant', ...d.stub } as const;
+      this.startItem({ ...stub, key: d.key, native_item_id: d.native_item_id, content: [], status: 'in_progress' }, DAEMON);
+    }
+    track.deltas = true;
+    track.text += d.delta;
+    this.emit({ type: 'item.delta', data: { item_id: track.id, native_item_id: d.native_item_id, delta: d.delta }, ...origin });
+  }
+
+  private completeItem(item: DraftItem, origin: Origin): void {
+    const track = this.items.track(item);
+    if (track.completed) return;
+    if (!track.started) {
+      // Messages start empty (their text arrives as the delta below); other kinds start whole.
+      const content = item.kind === 'message' || item.kind === 'system' ? [] : item.content;
+      this.startItem({ ...item, content }, DAEMON);
+    }
+    const text = textOf(item.content);
+    if (!track.deltas && text && (item.kind === 'message' || item.kind === 'system')) {
+      // Every message streams at least once (delta policy), even from agents without deltas.
+      track.deltas = true;
+      this.emit({ type: 'item.delta', data: { item_id: track.id, native_item_id: item.native_item_id, delta: text }, ...DAEMON });
+    }
+    track.completed = true;
+    track.text = '';
+    this.emit({ type: 'item.completed', data: { item: this.items.universal(item, item.status) }, ...origin });
+  }
+
+  private userMessage(input: TurnInput): void {
+    const content: ContentPart[] = [{ type: 'text', text: input.message }];
+    for (const a of input.attachments) {
+      content.push(a.mime?.startsWith('image/') ? { type: 'image', path: a.path, mime: a.mime } : { type: 'file_ref', path: a.path, action: 'read' });
+    }
+    const item: DraftItem = { key: `user:${this.turnId}`, native_item_id: null, kind: 'message', role: 'user', content, status: 'completed' };
+    this.completeItem(item, DAEMON);
+  }
+
+  /** Ends the running turn: items left open are failed, open HITL requests are cancelled. */
+  private endTurn(metadata: Record<string, unknown>, origin: Origin): void {
+    if (!this.turnId) return;
+    for (const item of this.items.openItems()) this.completeItem({ ...item, status: 'failed' }, DAEMON);
+    const cancelled = { reason: 'turn_ended' };
+    for (const p of [...this.hitl.permissions.values()]) {
+      this.hitl.closePermission(p.permission_id);
+      this.emit({ type: 'permission.resolved', data: { ...p, status: 'denied', metadata: { ...asRecord(p.metadata), ...cancelled } }, ...DAEMON });
+    }
+    for (const q of [...this.hitl.questions.values()]) {
+      this.hitl.closeQuestion(q.question_id);
+      this.emit({ type: 'question.resolved', data: { ...q, status: 'rejected' }, ...DAEMON });
+    }
+    const turn_id = this.turnId;
+    this.turnId = null;
+    this.emit({ type: 'turn.ended', data: { turn_id, metadata }, ...origin });
+  }
+
+  private endSession(data: Extract<PendingEvent, { type: 'session.ended' }>['data'], origin: Origin): void {
+    if (this.sessionEnded) return;
+    this.sessionEnded = true;
+    this.emit({ type: 'session.ended', data, ...origin });
+  }
+
+  private run(raw: unknown, body: () => void): Normalized[] {
+    this.out = [];
+    this.raw = raw;
+    body();
+    return this.out;
+  }
+
+  private emit(event: PendingEvent, nativeSessionId?: string | null): void {
+    this.out.push({ event, raw: this.raw, ...(nativeSessionId ? { nativeSessionId } : {}) });
+  }
+}
+
+type Origin = { source: 'agent' | 'daemon'; synthetic: boolean };
+
+function originOf(d: Draft): Origin {
+  const synthetic = d.synthetic ?? d.source === 'daemon';
+  return { source: d.source ?? (synthetic ? 'daemon' : 'agent'), synthetic };
+}
+
+function textOf(content: UniversalItem['content']): string {
+  return content.map((p) => (p.type === 'text' ? p.text : '')).join('');
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+

@@ -1,0 +1,89 @@
+// All sessions of the daemon: create (with the id reserved before anything is awaited, so two
+// creates of one id cannot both win), look up, list, delete, and a bounded count: at the limit the
+// oldest ended session is forgotten to make room; if none has ended, creation is refused.
+import type { AgentRegistry } from '../agents/registry.js';
+import { ApiError, sessionNotFound } from '../errors.js';
+import type { CreateSessionRequest, SessionInfo } from '../schema/api.js';
+import type { Clock, IdGenerator } from '../util/deps.js';
+import type { EventLogLimits } from './event-log.js';
+import { resolveCwd, Session } from './session.js';
+
+export interface SessionManagerOptions {
+  registry: AgentRegistry;
+  ids: IdGenerator;
+  clock: Clock;
+  limits: EventLogLimits;
+  maxSessions: number;
+  /** Base for relative cwds and the default cwd. */
+  baseDir: string;
+}
+
+export class SessionManager {
+  private readonly sessions = new Map<string, Session>();
+  /** Ids being created: reserved so a concurrent create of the same id gets 409. */
+  private readonly reserved = new Set<string>();
+  private closing = false;
+
+  constructor(private readonly options: SessionManagerOptions) {}
+
+  async create(requestedId: string | undefined, request: CreateSessionRequest): Promise<Session> {
+    if (this.closing) throw new ApiError('shutting_down', 'The daemon is shutting down; no new sessions.');
+    const id = requestedId ?? this.options.ids.next('sess');
+    if (this.sessions.has(id) || this.reserved.has(id)) {
+      throw new ApiError('session_exists', `Session '${id}' already exists; choose another id or DELETE it first.`, { sessionId: id });
+    }
+    const driver = this.options.registry[request.agent];
+    if (!driver) {
+      throw new ApiError('agent_not_available', `Agent '${request.agent}' has no adapter in this build yet; 'mock' is available.`, {
+        agent: request.agent,
+      });
+    }
+    this.makeRoom();
+    this.reserved.add(id);
+    try {
+      const cwd = await resolveCwd(request.cwd, this.options.baseDir);
+      const session = new Session(id, { ...request, cwd }, driver, this.options);
+      await session.start();
+      this.sessions.set(id, session);
+      return session;
+    } finally {
+      this.reserved.delete(id);
+    }
+  }
+
+  get(id: string): Session {
+    const session = this.sessions.get(id);
+    if (!session) throw sessionNotFound(id);
+    return session;
+  }
+
+  /** Newest first. */
+  list(): SessionInfo[] {
+    return [...this.sessions.values()].reverse().map((s) => s.info());
+  }
+
+  async delete(id: string): Promise<void> {
+    const session = this.get(id);
+    await session.terminate();
+    this.sessions.delete(id);
+  }
+
+  /** Terminates every session (daemon shutdown); no agent process outlives the daemon. */
+  async closeAll(): Promise<void> {
+    this.closing = true;
+    await Promise.allSettled([...this.sessions.values()].map((s) => s.terminate()));
+  }
+
+  private makeRoom(): void {
+    if (this.sessions.size + this.reserved.size < this.options.maxSessions) return;
+    for (const [id, s] of this.sessions) {
+      if (s.status === 'ended') {
+        this.sessions.delete(id);
+        return;
+      }
+    }
+    throw new ApiError('too_many_sessions', `The daemon already holds ${this.options.maxSessions} live sessions (--max-sessions); terminate or DELETE one.`, {
+      limit: this.options.maxSessions,
+    });
+  }
+}

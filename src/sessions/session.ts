@@ -1,0 +1,180 @@
+// One session: owns its agent handle, its converter state, its normalizer and its event log, and
+// is the only path between the HTTP layer and the agent. Status is derived from the normalizer
+// (the one bookkeeper of turns and pending HITL), so it can never disagree with the event stream.
+import { stat } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import type { AgentDriver, AgentHandle, ProcessExit, TurnInput } from '../agents/types.js';
+import { ApiError } from '../errors.js';
+import type { CreateSessionRequest, MessageRequest, PermissionReply, SessionInfo, SessionStatus } from '../schema/api.js';
+import type { UniversalEvent } from '../schema/events.js';
+import type { Clock, IdGenerator } from '../util/deps.js';
+import { EventLog, type EventLogLimits } from './event-log.js';
+import { Normalizer, type Normalized } from './normalize.js';
+
+export interface SessionDeps {
+  ids: IdGenerator;
+  clock: Clock;
+  limits: EventLogLimits;
+}
+
+export class Session {
+  readonly log: EventLog;
+  readonly createdAt: Date;
+  private updatedAt: Date;
+  private readonly normalizer: Normalizer;
+  private handle: AgentHandle | undefined;
+  private converterState: unknown;
+  private terminating: Promise<void> | undefined;
+  /** Live stream subscribers, counted against the per-session limit. */
+  subscribers = 0;
+
+  constructor(
+    readonly id: string,
+    readonly request: CreateSessionRequest & { cwd: string },
+    private readonly driver: AgentDriver,
+    private readonly deps: SessionDeps,
+  ) {
+    this.log = new EventLog(id, deps.limits, deps.ids, deps.clock);
+    this.normalizer = new Normalizer(driver.capabilities, deps.ids);
+    this.converterState = driver.converter.initial();
+    this.createdAt = deps.clock.now();
+    this.updatedAt = this.createdAt;
+  }
+
+  get status(): SessionStatus {
+    if (this.normalizer.ended) return 'ended';
+    if (!this.normalizer.turnActive) return 'idle';
+    return this.normalizer.hitl.pendingCount > 0 ? 'waiting' : 'running';
+  }
+
+  /** Spawns the agent; resolves once it is ready for a first turn. */
+  async start(): Promise<void> {
+    const r = this.request;
+    this.apply(this.normalizer.sessionCreated({ agent: r.agent, cwd: r.cwd, ...(r.model ? { model: r.model } : {}) }, r));
+    this.handle = await this.driver.start(
+      {
+        sessionId: this.id,
+        cwd: r.cwd,
+        env: r.env ?? {},
+        model: r.model,
+        variant: r.variant,
+        agentMode: r.agentMode ?? 'default',
+        permissionMode: r.permissionMode ?? 'default',
+      },
+      { native: (message) => this.onNative(message), exit: (exit) => this.onExit(exit) },
+    );
+  }
+
+  /** Dispatches one turn. The turn lock is taken synchronously, before anything is awaited. */
+  async send(body: MessageRequest): Promise<void> {
+    const handle = this.live();
+    if (this.normalizer.turnActive) {
+      throw new ApiError('turn_in_progress', `Session '${this.id}' is ${this.status}; wait for turn.ended or interrupt it.`, {
+        sessionId: this.id,
+        status: this.status,
+      });
+    }
+    const input: TurnInput = { message: body.message, attachments: body.attachments ?? [] };
+    this.apply(this.normalizer.turnStarted(input, body));
+    await handle.send(input);
+  }
+
+  async interrupt(): Promise<void> {
+    const handle = this.live();
+    if (!this.normalizer.turnActive) {
+      throw new ApiError('no_turn_running', `Session '${this.id}' has no running turn to interrupt.`, { sessionId: this.id });
+    }
+    await handle.interrupt();
+  }
+
+  async replyPermission(permissionId: string, reply: PermissionReply): Promise<void> {
+    const handle = this.live();
+    const state = this.normalizer.hitl.permissionState(permissionId);
+    if (state !== 'pending') {
+      const code = state === 'unknown' ? 'permission_not_found' : 'permission_already_resolved';
+      const detail = state === 'unknown' ? `No permission request '${permissionId}' in session '${this.id}'.` : `Permission '${permissionId}' was already resolved.`;
+      throw new ApiError(code, detail, { sessionId: this.id, permissionId });
+    }
+    // Logged before the agent hears it, so the resolution precedes whatever the agent does next.
+    this.apply(this.normalizer.permissionReplied(permissionId, reply, { reply }));
+    await handle.replyPermission(permissionId, reply);
+  }
+
+  async replyQuestion(questionId: string, answers: string[][] | null): Promise<void> {
+    const handle = this.live();
+    const state = this.normalizer.hitl.questionState(questionId);
+    if (state !== 'pending') {
+      const code = state === 'unknown' ? 'question_not_found' : 'question_already_resolved';
+      const detail = state === 'unknown' ? `No question '${questionId}' in session '${this.id}'.` : `Question '${questionId}' was already resolved.`;
+      throw new ApiError(code, detail, { sessionId: this.id, questionId });
+    }
+    this.apply(this.normalizer.questionReplied(questionId, answers, answers ? { answers } : { rejected: true }));
+    await handle.replyQuestion(questionId, answers);
+  }
+
+  /** Kills the agent; resolves once session.ended is in the log. Idempotent. */
+  terminate(): Promise<void> {
+    if (!this.handle) return Promise.resolve();
+    this.terminating ??= this.handle.terminate();
+    return this.terminating;
+  }
+
+  info(): SessionInfo {
+    const r = this.request;
+    const nativeSessionId = this.log.currentNativeSessionId;
+    return {
+      sessionId: this.id,
+      agent: r.agent,
+      agentMode: r.agentMode ?? 'default',
+      permissionMode: r.permissionMode ?? 'default',
+      ...(r.model ? { model: r.model } : {}),
+      ...(r.variant ? { variant: r.variant } : {}),
+      ...(nativeSessionId ? { nativeSessionId } : {}),
+      ended: this.normalizer.ended,
+      eventCount: this.log.lastSequence,
+      createdAt: this.createdAt.toISOString(),
+      updatedAt: this.updatedAt.toISOString(),
+      ...(r.title ? { title: r.title } : {}),
+      cwd: r.cwd,
+      status: this.status,
+    };
+  }
+
+  private live(): AgentHandle {
+    if (this.normalizer.ended || !this.handle || this.terminating) {
+      throw new ApiError('session_ended', `Session '${this.id}' has ended; create a new session.`, { sessionId: this.id });
+    }
+    return this.handle;
+  }
+
+  private onNative(message: unknown): void {
+    let drafts;
+    try {
+      const result = this.driver.converter.convert(this.converterState, message);
+      this.converterState = result.state;
+      drafts = result.events;
+    } catch (err) {
+      // A converter must never throw (design rule 1); if one does, the stream says so instead of dying.
+      drafts = [{ type: 'agent.unparsed' as const, data: { error: `converter threw: ${(err as Error).message}`, location: `${this.driver.id}.convert` } }];
+    }
+    this.apply(this.normalizer.agent(drafts, message));
+  }
+
+  private onExit(exit: ProcessExit): void {
+    this.apply(this.normalizer.processExited(exit));
+    this.handle = undefined;
+  }
+
+  private apply(events: Normalized[]): UniversalEvent[] {
+    if (events.length > 0) this.updatedAt = this.deps.clock.now();
+    return events.map((n) => this.log.append(n.event, n.raw, n.nativeSessionId));
+  }
+}
+
+/** Resolves and checks a session's working directory (400 when it does not exist). */
+export async function resolveCwd(cwd: string | undefined, base: string): Promise<string> {
+  const dir = cwd ? (isAbsolute(cwd) ? cwd : resolve(base, cwd)) : base;
+  const info = await stat(dir).catch(() => undefined);
+  if (!info?.isDirectory()) throw new ApiError('invalid_cwd', `cwd '${dir}' does not exist or is not a directory.`, { cwd: dir });
+  return dir;
+}

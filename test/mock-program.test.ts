@@ -1,0 +1,185 @@
+// The mock agent as a real child process, without the daemon: what it prints must be valid MockOut.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MockOut, type MockIn } from '../src/agents/mock/native.js';
+
+const PROGRAM = fileURLToPath(new URL('../src/agents/mock/program.js', import.meta.url));
+
+class Mock {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly lines: MockOut[] = [];
+  stderr = '';
+  readonly exited: Promise<number | null>;
+  private waiters: (() => void)[] = [];
+
+  constructor(args: string[] = []) {
+    this.child = spawn(process.execPath, [PROGRAM, ...args], { stdio: 'pipe' });
+    this.child.stderr.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    createInterface({ input: this.child.stdout }).on('line', (text) => {
+      this.lines.push(MockOut.parse(JSON.parse(text)));
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+    // 'close', not 'exit': only then has all of stdout and stderr been read.
+    this.exited = new Promise((resolve) => this.child.on('close', (code) => resolve(code)));
+  }
+
+  send(message: MockIn | string) {
+    this.child.stdin.write((typeof message === 'string' ? message : JSON.stringify(message)) + '\n');
+  }
+
+  /** Resolves with every line so far once one at or after `from` satisfies `test`. */
+  async until(test: (line: MockOut) => boolean, from = 0, timeoutMs = 5000): Promise<MockOut[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.lines.slice(from).some(test)) {
+      if (Date.now() > deadline) throw new Error(`timed out; got ${JSON.stringify(this.lines)}`);
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve);
+        setTimeout(resolve, 50);
+      });
+    }
+    return this.lines;
+  }
+
+  /** Sends a prompt and returns the turn's lines, `done` included. */
+  async turn(text: string): Promise<MockOut[]> {
+    await this.until((l) => l.type === 'ready');
+    const from = this.lines.length;
+    this.send({ type: 'prompt', text });
+    await this.until((l) => l.type === 'done', from);
+    return this.lines.slice(from);
+  }
+}
+
+const spawned: Mock[] = [];
+function start(args?: string[]) {
+  const mock = new Mock(args);
+  spawned.push(mock);
+  return mock;
+}
+
+afterEach(() => {
+  for (const mock of spawned.splice(0)) if (mock.child.exitCode === null) mock.child.kill('SIGKILL');
+});
+
+const types = (lines: MockOut[]) => lines.map((l) => l.type);
+
+describe('mock program', () => {
+  it('announces itself with a ready line', async () => {
+    const mock = start(['--model', 'mock-big']);
+    const [ready] = await mock.until((l) => l.type === 'ready');
+    expect(ready).toEqual({
+      type: 'ready',
+      session: expect.stringMatching(/^mock-[a-z0-9]{12}$/),
+      model: 'mock-big',
+      cwd: process.cwd(),
+      pid: mock.child.pid,
+    });
+  });
+
+  it('replies with exactly the requested word', async () => {
+    const mock = start();
+    expect(await mock.turn('Reply with exactly the single word OK.')).toEqual([
+      { type: 'message_start', id: 'msg_1', role: 'assistant' },
+      { type: 'text', id: 'msg_1', chunk: 'OK' },
+      { type: 'message_end', id: 'msg_1', role: 'assistant', parts: [{ kind: 'text', value: 'OK' }] },
+      { type: 'done', reason: 'completed' },
+    ]);
+  });
+
+  it('runs a tool call parented to its message', async () => {
+    const mock = start();
+    const lines = await mock.turn('tool');
+    expect(types(lines)).toEqual([
+      'message_start', 'text', 'message_end', 'tool_call', 'tool_result', 'message_start', 'text', 'message_end', 'done',
+    ]);
+    const input = { path: 'notes.txt', content: 'hello\n' };
+    expect(lines[3]).toEqual({ type: 'tool_call', id: 'call_1', parent: 'msg_1', tool: 'write_file', input });
+    const output = 'wrote 6 bytes to notes.txt';
+    expect(lines[4]).toMatchObject({ type: 'tool_result', id: 'res_1', call: 'call_1', parent: 'msg_1', output });
+    const ops = lines[4]?.type === 'tool_result' ? lines[4].files?.map((f) => (f.kind === 'file' ? f.op : f.kind)) : [];
+    expect(ops).toEqual(['read', 'write', 'patch']);
+  });
+
+  it('asks permission, waits, and acts on the reply', async () => {
+    const mock = start();
+    mock.send({ type: 'prompt', text: 'permission' });
+    await mock.until((l) => l.type === 'ask_permission');
+    expect(mock.lines.at(-1)).toEqual({ type: 'ask_permission', id: 'perm_1', action: 'write_file', input: { path: 'notes.txt' } });
+    mock.send({ type: 'permission_reply', id: 'perm_9', reply: 'once' });
+    const from = mock.lines.length;
+    mock.send({ type: 'permission_reply', id: 'perm_1', reply: 'once' });
+    const lines = (await mock.until((l) => l.type === 'done', from)).slice(from);
+    expect(types(lines)).toEqual(['tool_call', 'tool_result', 'message_start', 'text', 'message_end', 'done']);
+    expect(lines[4]).toMatchObject({ parts: [{ kind: 'text', value: 'Permission granted; wrote notes.txt.' }] });
+    // stderr is a separate pipe, so it may arrive after the stdout lines written later.
+    await vi.waitFor(() => expect(mock.stderr).toContain('perm_9'));
+  });
+
+  it('asks a question and reports the answer', async () => {
+    const mock = start();
+    mock.send({ type: 'prompt', text: 'question' });
+    await mock.until((l) => l.type === 'ask_question');
+    const from = mock.lines.length;
+    mock.send({ type: 'question_reply', id: 'q_1', answers: [['green'], ['blue']] });
+    const lines = (await mock.until((l) => l.type === 'done', from)).slice(from);
+    expect(lines.find((l) => l.type === 'message_end')).toMatchObject({ parts: [{ kind: 'text', value: 'You answered: green, blue' }] });
+  });
+
+  it('stops a slow turn on interrupt with the partial text', async () => {
+    const mock = start();
+    mock.send({ type: 'prompt', text: 'slow 50' });
+    await mock.until((l) => l.type === 'text' && l.chunk === 'tick 2\n');
+    mock.send({ type: 'interrupt' });
+    const lines = await mock.until((l) => l.type === 'done');
+    const end = lines.find((l) => l.type === 'message_end');
+    const streamed = lines.flatMap((l) => (l.type === 'text' ? [l.chunk] : [])).join('');
+    const parts = [{ kind: 'text', value: streamed }];
+    expect(end).toEqual({ type: 'message_end', id: 'msg_1', role: 'assistant', parts, interrupted: true });
+    expect(lines.at(-1)).toEqual({ type: 'done', reason: 'interrupted' });
+    expect(lines.filter((l) => l.type === 'text').length).toBeLessThan(50);
+    // Nothing from the stopped turn leaks into the next one.
+    await new Promise((r) => setTimeout(r, 250));
+    expect(types(await mock.turn('echo next'))).toEqual(['message_start', 'text', 'message_end', 'done']);
+  });
+
+  it('crashes with exit code 3 after writing stderr, without done', async () => {
+    const mock = start();
+    mock.send({ type: 'prompt', text: 'crash' });
+    expect(await mock.exited).toBe(3);
+    expect(mock.stderr.trimEnd().split('\n')).toEqual([1, 2, 3, 4, 5].map((i) => `mock: fatal line ${i}`));
+    expect(types(mock.lines)).toEqual(['ready']);
+  });
+
+  it('ends the session with bye and exit code 0', async () => {
+    const mock = start();
+    mock.send({ type: 'prompt', text: 'end' });
+    expect(await mock.exited).toBe(0);
+    expect(types(mock.lines)).toEqual(['ready', 'message_start', 'text', 'message_end', 'done', 'bye']);
+  });
+
+  it('ignores invalid stdin lines and exits 0 quietly at EOF', async () => {
+    const mock = start();
+    mock.send('not json');
+    mock.send({ type: 'prompt' } as unknown as MockIn);
+    expect(types(await mock.turn('hello there'))).toEqual(['message_start', 'text', 'message_end', 'done']);
+    mock.child.stdin.end();
+    expect(await mock.exited).toBe(0);
+    expect(mock.stderr.trimEnd().split('\n')).toHaveLength(2);
+  });
+
+  it('adds attachments to the final message', async () => {
+    const mock = start();
+    const from = (await mock.until((l) => l.type === 'ready')).length;
+    mock.send({ type: 'prompt', text: 'echo hi', attachments: [{ path: '/a.txt' }, { path: '/b.png', mime: 'image/png' }] });
+    const lines = (await mock.until((l) => l.type === 'done', from)).slice(from);
+    expect(lines.find((l) => l.type === 'message_end')).toMatchObject({
+      parts: [
+        { kind: 'text', value: 'hi' },
+        { kind: 'file', path: '/a.txt', op: 'read' },
+        { kind: 'picture', path: '/b.png', mime: 'image/png' },
+      ],
+    });
+  });
+});

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    // Tests spawn real agent processes; two cores are shared between workers and children.
+    maxWorkers: 2,
+    // The JSON report is what .ci/run summarises into its closing "N passed, N failed" line.
+    reporters: ['default', ['json', { outputFile: '.vitest-report.json' }]],
+  },
+});
