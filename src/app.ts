@@ -60,6 +60,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
       done(new ApiError('malformed_json', `The body is not valid JSON: ${(err as Error).message}`), undefined);
     }
   });
+  app.removeContentTypeParser('text/plain'); // Fastify's default would let text bodies reach validation (400, not 415)
 
   const started = Date.now();
   const openapi = buildOpenApi(VERSION);

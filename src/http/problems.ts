@@ -26,7 +26,6 @@ function toApiError(error: FastifyError): ApiError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('invalid_request', 'Content-Length does not match the body.');
   }
-  if (error.statusCode === 405) return new ApiError('method_not_allowed', error.message);
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
     return new ApiError('invalid_request', error.message);
   }
