@@ -15,6 +15,8 @@ export const Config = z.object({
   maxSubscribersPerSession: int(1).default(64),
   /** Events a subscriber may fall behind the log before it is closed (it resumes by id). */
   subscriberMaxLag: int(1).default(10_000),
+  /** How long a subscriber may stay over the lag limit with a full socket before it is closed. */
+  subscriberLagGraceMs: int(0).default(1_000),
   sseKeepAliveMs: int(10).default(15_000),
   sseRetryMs: int(0).default(2_000),
   maxLineChars: int(1024).default(16 * 1024 * 1024),
@@ -34,6 +36,7 @@ const SOURCES: Record<keyof Config, [flag: string, env: string]> = {
   bodyLimitBytes: ['body-limit', 'BODY_LIMIT'],
   maxSubscribersPerSession: ['max-subscribers', 'MAX_SUBSCRIBERS'],
   subscriberMaxLag: ['subscriber-max-lag', 'SUBSCRIBER_MAX_LAG'],
+  subscriberLagGraceMs: ['subscriber-lag-grace-ms', 'SUBSCRIBER_LAG_GRACE_MS'],
   sseKeepAliveMs: ['sse-keepalive-ms', 'SSE_KEEPALIVE_MS'],
   sseRetryMs: ['sse-retry-ms', 'SSE_RETRY_MS'],
   maxLineChars: ['max-line-chars', 'MAX_LINE_CHARS'],

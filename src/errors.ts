@@ -5,6 +5,7 @@ export const CATALOGUE = {
   invalid_request: { status: 400, title: 'Invalid request' },
   malformed_json: { status: 400, title: 'Malformed JSON body' },
   invalid_cwd: { status: 400, title: 'Working directory does not exist' },
+  offset_ahead: { status: 400, title: 'Cursor is past the last event' },
   not_found: { status: 404, title: 'No such route' },
   session_not_found: { status: 404, title: 'Session not found' },
   permission_not_found: { status: 404, title: 'Permission request not found' },
@@ -45,13 +46,14 @@ export class ApiError extends Error {
   }
 
   toProblem(): Record<string, unknown> {
+    // Context first, so a context field can never shadow one of the standard members.
     return {
+      ...this.context,
       type: `https://agentwire.dev/problems/${this.code}`,
       title: this.title,
       status: this.status,
       detail: this.detail,
       code: this.code,
-      ...this.context,
     };
   }
 }
@@ -67,5 +69,14 @@ export function eventsEvicted(sessionId: string, after: number, oldest: number):
     `Events after sequence ${after} were evicted by the per-session event limit; the oldest event still held is ${oldest}. ` +
       `Resume from offset ${oldest - 1} and treat sequences ${after + 1}..${oldest - 1} as lost.`,
     { sessionId, offset: after, oldestAvailable: oldest },
+  );
+}
+
+/** The client's cursor is beyond the log's last event: it belongs to some other log. */
+export function offsetAhead(sessionId: string, after: number, last: number): ApiError {
+  return new ApiError(
+    'offset_ahead',
+    `Offset ${after} is past the last event of session '${sessionId}' (${last}); the cursor belongs to another log (was the session re-created?). Start again from offset 0.`,
+    { sessionId, offset: after, lastSequence: last },
   );
 }

@@ -44,7 +44,8 @@ describe('EventLog', () => {
     for (const t of 'abcde') log.append(delta(t));
     expect(log.read(2, 2).map((e) => e.sequence)).toEqual([3, 4]);
     expect(log.read(5)).toEqual([]);
-    expect(log.read(99)).toEqual([]);
+    // A cursor past the end is not from this log: refused, never an empty page that hides a skip.
+    expect(() => log.read(99)).toThrow(/past the last event/);
   });
 
   it('replays then goes live with no gap and no duplicate at the seam', () => {
@@ -86,5 +87,15 @@ describe('EventLog', () => {
     const huge = log.append(delta('z'.repeat(5000)));
     expect(log.size.events).toBe(1);
     expect(log.read(huge.sequence - 1).map((e: UniversalEvent) => e.sequence)).toEqual([11]);
+  });
+
+  it('stays correct across many evictions and compactions of its storage', () => {
+    const log = makeLog(100);
+    for (let i = 1; i <= 5000; i++) log.append(delta(String(i)));
+    expect(log.size).toMatchObject({ events: 100, evicted: 4900 });
+    const events = log.read(4900);
+    expect(events.map((e) => e.sequence)).toEqual(Array.from({ length: 100 }, (_, i) => 4901 + i));
+    expect(events.map((e) => (e.data as { delta: string }).delta)[0]).toBe('4901');
+    expect(() => log.read(4899)).toThrow(ApiError);
   });
 });

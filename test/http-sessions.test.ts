@@ -237,6 +237,9 @@ describe('limits', () => {
     expect(expectProblem(refused, 429, 'too_many_sessions').limit).toBe(2);
 
     expect((await post(app, '/v1/sessions/a/terminate')).statusCode).toBe(204);
+    // A create that fails does not cost the ended session its place.
+    expectProblem(await post(app, '/v1/sessions/c', { agent: 'mock', cwd: '/no/such/dir' }), 400, 'invalid_cwd');
+    expect((await get('/v1/sessions/a')).statusCode).toBe(200);
     await createMock(app, 'c');
     expectProblem(await get('/v1/sessions/a'), 404, 'session_not_found');
     expect((await get('/v1/sessions')).json<{ sessions: SessionInfo[] }>().sessions.map((s) => s.sessionId)).toEqual(['c', 'b']);

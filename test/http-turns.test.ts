@@ -30,7 +30,7 @@ describe('turn lock and interrupt', () => {
     expect((await info()).status).toBe('running');
 
     const refused = await post(app, '/v1/sessions/s1/messages', { message: 'echo too soon' });
-    expect(expectProblem(refused, 409, 'turn_in_progress')).toMatchObject({ sessionId: 's1', status: 'running' });
+    expect(expectProblem(refused, 409, 'turn_in_progress')).toMatchObject({ sessionId: 's1', sessionStatus: 'running' });
 
     expect((await post(app, '/v1/sessions/s1/interrupt')).statusCode).toBe(202);
     await untilStatus('idle');

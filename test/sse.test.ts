@@ -196,7 +196,7 @@ describe('GET /v1/sessions/:id/events/sse', () => {
   });
 
   it('closes a paused subscriber that falls behind with a comment naming where to resume, and the resume is exact', async () => {
-    const { app, port } = await listening({ subscriberMaxLag: 50 });
+    const { app, port } = await listening({ subscriberMaxLag: 50, subscriberLagGraceMs: 100 });
     await createMock(app, 's1');
     const first = await sse(port, 's1');
     await first.until(() => first.lastId === lastSequence(app, 's1'), 5000, 'the backlog');
@@ -205,8 +205,8 @@ describe('GET /v1/sessions/:id/events/sse', () => {
     const res = await post(app, '/v1/sessions/s1/messages', { message: 'flood 20000' });
     expect(res.statusCode, res.body).toBe(204);
     await waitFor(() => app.sessions.get('s1').status === 'idle', 15_000, 'the flood turn to end');
-    // The server let go of the subscriber while the client was still not reading.
-    expect(app.sessions.get('s1').subscribers).toBe(0);
+    // The server lets go of the subscriber while the client is still not reading.
+    await waitFor(() => app.sessions.get('s1').subscribers === 0, 5000, 'the paused subscriber to be closed');
     const last = lastSequence(app, 's1');
     expect(last).toBeGreaterThan(20_000);
 
@@ -233,12 +233,10 @@ describe('GET /v1/sessions/:id/events/sse', () => {
   });
 
   it('closes a paused subscriber through real TCP backpressure, not only a burst of appends', async () => {
-    // With a lag limit of 50 (above) one stdout read of the mock (~1,600 lines per 64 KiB) is
-    // enough to close even a reading client. With 5,000 only a client that stops reading can fall
-    // that far behind: the server keeps writing until the kernel socket buffers (a few MB on
-    // loopback) are full, and only then stops draining. The flood is well over those buffers
-    // plus the limit (~300 bytes per delta event), so the close cannot depend on buffer sizes.
-    const { app, port } = await listening({ subscriberMaxLag: 5000 });
+    // The server keeps writing until the kernel socket buffers (a few MB on loopback) are full,
+    // and only then stops draining. The flood is well over those buffers plus the limit
+    // (~300 bytes per delta event), so the close cannot depend on buffer sizes.
+    const { app, port } = await listening({ subscriberMaxLag: 5000, subscriberLagGraceMs: 100 });
     await createMock(app, 's1');
     const paused = await sse(port, 's1');
     await paused.until(() => paused.lastId === lastSequence(app, 's1'), 5000, 'the backlog');
@@ -247,7 +245,7 @@ describe('GET /v1/sessions/:id/events/sse', () => {
     const res = await post(app, '/v1/sessions/s1/messages', { message: 'flood 50000' });
     expect(res.statusCode, res.body).toBe(204);
     await waitFor(() => app.sessions.get('s1').status === 'idle', 15_000, 'the flood turn to end');
-    expect(app.sessions.get('s1').subscribers).toBe(0);
+    await waitFor(() => app.sessions.get('s1').subscribers === 0, 5000, 'the paused subscriber to be closed');
     const last = lastSequence(app, 's1');
 
     paused.resume();
@@ -264,6 +262,33 @@ describe('GET /v1/sessions/:id/events/sse', () => {
     await rest.until(() => rest.lastId === last, 10_000, `event ${last}`);
     expect([...sequences(paused.events()), ...sequences(rest.events())]).toEqual(range(1, last));
     expectNoUnparsed(await getEvents(app, 's1'));
+  });
+
+  it('keeps a client that reads, even when one stdout read appends far more than the lag limit', async () => {
+    // One read of the mock's stdout (~1,600 lines per 64 KiB) appends far more than 50 events at
+    // once; the grace period tells that burst apart from a client that stopped reading.
+    const { app, port } = await listening({ subscriberMaxLag: 50, subscriberLagGraceMs: 1000 });
+    await createMock(app, 's1');
+    const reader = await sse(port, 's1');
+    await reader.until(() => reader.lastId === lastSequence(app, 's1'), 5000, 'the backlog');
+    const res = await post(app, '/v1/sessions/s1/messages', { message: 'flood 20000' });
+    expect(res.statusCode, res.body).toBe(204);
+    await waitFor(() => app.sessions.get('s1').status === 'idle', 15_000, 'the flood turn to end');
+    const last = lastSequence(app, 's1');
+    await reader.until(() => reader.lastId === last, 10_000, `event ${last}`);
+    expect(sequences(reader.events())).toEqual(range(1, last));
+    expect(reader.comments.some((c) => c.startsWith('closed'))).toBe(false);
+    expect(app.sessions.get('s1').subscribers).toBe(1);
+  });
+
+  it('refuses a cursor past the last event instead of silently skipping what comes next', async () => {
+    const { app, port } = await listening();
+    await createMock(app, 's1');
+    const ahead = await openStream({ port, path: '/v1/sessions/s1/events/sse', headers: { 'last-event-id': '500' } });
+    await ahead.ended();
+    expect(ahead.status).toBe(400);
+    expect(ahead.json()).toMatchObject({ status: 400, code: 'offset_ahead', offset: 500, lastSequence: lastSequence(app, 's1') });
+    expect(app.sessions.get('s1').subscribers).toBe(0);
   });
 
   it('answers 410 events_evicted for a cursor older than the log holds', async () => {

@@ -52,6 +52,7 @@ export function openSubscriber(
   return new LogStream(session.log, res, {
     ...options,
     maxLag: config.subscriberMaxLag,
+    lagGraceMs: config.subscriberLagGraceMs,
     keepAliveMs: config.sseKeepAliveMs,
     retryMs: config.sseRetryMs,
     onClose: (byClient) => {

@@ -14,6 +14,8 @@ export interface LogStreamOptions {
   after: number;
   includeRaw: boolean;
   maxLag: number;
+  /** How long a subscriber may stay over maxLag with its socket full before it is closed. */
+  lagGraceMs: number;
   keepAliveMs: number;
   retryMs: number;
   /** Close the stream after writing the first event this returns true for (turn streams). */
@@ -32,6 +34,7 @@ export class LogStream {
   private closed = false;
   private readonly unlisten: () => void;
   private keepAlive: NodeJS.Timeout | undefined;
+  private lagTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly log: EventLog,
@@ -72,10 +75,20 @@ export class LogStream {
     if (this.options.until?.(event) && event.sequence < this.stopAt) this.stopAt = event.sequence;
     if (!this.started) return;
     if (!this.waitingDrain) return this.pump();
-    const lag = this.log.lastSequence - this.cursor;
-    if (lag > this.options.maxLag) {
-      this.close(`subscriber fell ${lag} events behind (limit ${this.options.maxLag}); reconnect with Last-Event-ID: ${this.cursor}`);
+    // One read of an agent's stdout can append thousands of events before the socket gets a
+    // chance to drain, so lag alone does not mean the client is slow. Judge it after a grace
+    // period instead: still stalled and still too far behind then means it is not keeping up.
+    if (this.log.lastSequence - this.cursor > this.options.maxLag && !this.lagTimer) {
+      this.lagTimer = setTimeout(() => this.judgeLag(), this.options.lagGraceMs);
+      this.lagTimer.unref();
     }
+  }
+
+  private judgeLag(): void {
+    this.lagTimer = undefined;
+    const lag = this.log.lastSequence - this.cursor;
+    if (this.closed || !this.waitingDrain || lag <= this.options.maxLag) return;
+    this.close(`subscriber fell ${lag} events behind (limit ${this.options.maxLag}); reconnect with Last-Event-ID: ${this.cursor}`);
   }
 
   private pump(): void {
@@ -110,6 +123,7 @@ export class LogStream {
     this.closed = true;
     this.unlisten();
     if (this.keepAlive) clearInterval(this.keepAlive);
+    if (this.lagTimer) clearTimeout(this.lagTimer);
     this.options.onClose?.(byClient);
   }
 }

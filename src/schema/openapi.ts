@@ -93,7 +93,7 @@ route({ method: 'post', path: '/v1/sessions/{id}/terminate', summary: 'Kill the 
 route({
   method: 'get', path: '/v1/sessions/{id}/events', summary: 'Poll events after an offset',
   request: { params: id, query: z.object({ offset: z.number().int().min(0).optional().openapi({ description: 'Exclusive sequence cursor (default 0)' }), limit: z.number().int().min(1).max(10000).optional().openapi({ description: 'Default 1000' }), ...rawQuery }) },
-  responses: { 200: json(EventsResponse, 'A page of events'), ...problems(...sessionErrors, 'events_evicted') },
+  responses: { 200: json(EventsResponse, 'A page of events'), ...problems(...sessionErrors, 'events_evicted', 'offset_ahead') },
 });
 route({
   method: 'get', path: '/v1/sessions/{id}/events/sse', summary: 'Replay events after the cursor, then stream live',
@@ -102,7 +102,7 @@ route({
     query: z.object({ offset: z.number().int().min(0).optional(), ...rawQuery, token: z.string().optional() }),
     headers: z.object({ 'last-event-id': z.string().optional().openapi({ description: 'Resume cursor; wins over offset' }) }),
   },
-  responses: { 200: eventStream, ...problems(...sessionErrors, 'events_evicted', 'too_many_subscribers') },
+  responses: { 200: eventStream, ...problems(...sessionErrors, 'events_evicted', 'offset_ahead', 'too_many_subscribers') },
 });
 const permissionParams = z.object({ id: SessionIdParam, permission_id: z.string() });
 route({

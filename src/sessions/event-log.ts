@@ -6,7 +6,7 @@
 // `lastSequence - cursor`, bounded by `maxLag`; replay-then-live needs no hand-over (no gap, no
 // duplicate at the seam) because replay and live delivery are the same loop.
 import type { PendingEvent, UniversalEvent } from '../schema/events.js';
-import { eventsEvicted } from '../errors.js';
+import { eventsEvicted, offsetAhead } from '../errors.js';
 import type { Clock, IdGenerator } from '../util/deps.js';
 
 export interface EventLogLimits {
@@ -28,8 +28,9 @@ interface Entry {
 export type LogListener = (event: UniversalEvent) => void;
 
 export class EventLog {
+  /** entries[head] holds `firstSequence`; slots before head are evicted and compacted lazily. */
   private entries: Entry[] = [];
-  /** Index 0 of `entries` holds this sequence (entries before it were evicted). */
+  private head = 0;
   private firstSequence = 1;
   private bytes = 0;
   private nativeSessionId: string | null = null;
@@ -44,7 +45,7 @@ export class EventLog {
   ) {}
 
   get lastSequence(): number {
-    return this.firstSequence + this.entries.length - 1;
+    return this.firstSequence + this.count - 1;
   }
 
   /** Sequence of the oldest event still held (lastSequence + 1 when empty). */
@@ -53,7 +54,11 @@ export class EventLog {
   }
 
   get size(): { events: number; bytes: number; evicted: number } {
-    return { events: this.entries.length, bytes: this.bytes, evicted: this.evictedCount };
+    return { events: this.count, bytes: this.bytes, evicted: this.evictedCount };
+  }
+
+  private get count(): number {
+    return this.entries.length - this.head;
   }
 
   get currentNativeSessionId(): string | null {
@@ -97,11 +102,14 @@ export class EventLog {
     return this.slice(after, limit).map((e) => (includeRaw ? withRaw(e) : e.json));
   }
 
-  /** Throws EventsEvicted if `after` points before what the log still holds. */
+  /**
+   * Throws when `after` is not a cursor into this log: older than what is still held (evicted),
+   * or past the last event (a cursor from another log, e.g. a session re-created under the same
+   * id); serving either would silently skip events.
+   */
   assertAvailable(after: number): void {
-    if (after + 1 < this.firstSequence) {
-      throw eventsEvicted(this.sessionId, after, this.firstSequence);
-    }
+    if (after + 1 < this.firstSequence) throw eventsEvicted(this.sessionId, after, this.firstSequence);
+    if (after > this.lastSequence) throw offsetAhead(this.sessionId, after, this.lastSequence);
   }
 
   /** Called synchronously after every append. Returns the unsubscribe function. */
@@ -112,7 +120,7 @@ export class EventLog {
 
   private slice(after: number, limit: number): Entry[] {
     this.assertAvailable(after);
-    const start = Math.max(0, after + 1 - this.firstSequence);
+    const start = this.head + Math.max(0, after + 1 - this.firstSequence);
     const end = limit === Infinity ? this.entries.length : Math.min(this.entries.length, start + limit);
     return this.entries.slice(start, end);
   }
@@ -120,18 +128,17 @@ export class EventLog {
   private evict(): void {
     // Always keep the newest event, even if it alone is over the byte budget: a log that cannot
     // hold its last event would lose it without anyone being able to notice.
-    let drop = 0;
-    while (
-      this.entries.length - drop > 1 &&
-      (this.entries.length - drop > this.limits.maxEvents || this.bytes > this.limits.maxBytes)
-    ) {
-      this.bytes -= this.entries[drop]!.bytes;
-      drop++;
+    while (this.count > 1 && (this.count > this.limits.maxEvents || this.bytes > this.limits.maxBytes)) {
+      this.bytes -= this.entries[this.head]!.bytes;
+      this.head++;
+      this.firstSequence++;
+      this.evictedCount++;
     }
-    if (drop > 0) {
-      this.entries.splice(0, drop);
-      this.firstSequence += drop;
-      this.evictedCount += drop;
+    // Evicting from the front one by one is O(1); the dead prefix is dropped once it is half the
+    // array, so memory stays proportional to what is held and the copy cost is amortised.
+    if (this.head > 1024 && this.head * 2 > this.entries.length) {
+      this.entries = this.entries.slice(this.head);
+      this.head = 0;
     }
   }
 }

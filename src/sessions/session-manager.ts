@@ -22,6 +22,8 @@ export class SessionManager {
   private readonly sessions = new Map<string, Session>();
   /** Ids being created: reserved so a concurrent create of the same id gets 409. */
   private readonly reserved = new Set<string>();
+  /** Ended sessions a pending create will replace once it succeeds. */
+  private readonly claimed = new Set<string>();
   private closing = false;
 
   constructor(private readonly options: SessionManagerOptions) {}
@@ -38,16 +40,19 @@ export class SessionManager {
         agent: request.agent,
       });
     }
-    this.makeRoom();
+    const victim = this.claimRoom();
     this.reserved.add(id);
     try {
       const cwd = await resolveCwd(request.cwd, this.options.baseDir);
       const session = new Session(id, { ...request, cwd }, driver, this.options);
       await session.start();
+      // Only a create that succeeded costs an ended session its place.
+      if (victim !== undefined) this.sessions.delete(victim);
       this.sessions.set(id, session);
       return session;
     } finally {
       this.reserved.delete(id);
+      if (victim !== undefined) this.claimed.delete(victim);
     }
   }
 
@@ -74,12 +79,16 @@ export class SessionManager {
     await Promise.allSettled([...this.sessions.values()].map((s) => s.terminate()));
   }
 
-  private makeRoom(): void {
-    if (this.sessions.size + this.reserved.size < this.options.maxSessions) return;
+  /**
+   * At the limit, picks the oldest ended session to make way (claimed, so two concurrent creates
+   * do not pick the same one); refuses when every session is live.
+   */
+  private claimRoom(): string | undefined {
+    if (this.sessions.size - this.claimed.size + this.reserved.size < this.options.maxSessions) return undefined;
     for (const [id, s] of this.sessions) {
-      if (s.status === 'ended') {
-        this.sessions.delete(id);
-        return;
+      if (s.status === 'ended' && !this.claimed.has(id)) {
+        this.claimed.add(id);
+        return id;
       }
     }
     throw new ApiError('too_many_sessions', `The daemon already holds ${this.options.maxSessions} live sessions (--max-sessions); terminate or DELETE one.`, {

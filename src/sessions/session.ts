@@ -71,7 +71,7 @@ export class Session {
     if (this.normalizer.turnActive) {
       throw new ApiError('turn_in_progress', `Session '${this.id}' is ${this.status}; wait for turn.ended or interrupt it.`, {
         sessionId: this.id,
-        status: this.status,
+        sessionStatus: this.status,
       });
     }
     const input: TurnInput = { message: body.message, attachments: body.attachments ?? [] };
