@@ -18,5 +18,5 @@ function newest(dir) {
 
 if (!existsSync(stamp) || newest(join(root, 'src')) > statSync(stamp).mtimeMs) {
   console.error('agentwire: building (tsc)…');
-  execSync('npx tsc -p tsconfig.build.json', { cwd: root, stdio: 'inherit' });
+  execSync(`"${process.execPath}" node_modules/typescript/bin/tsc -p tsconfig.build.json`, { cwd: root, stdio: 'inherit' });
 }
