@@ -70,6 +70,8 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   eventRoutes(app, sessions, config);
   turnStreamRoutes(app, sessions, config);
 
-  app.addHook('onClose', async () => sessions.closeAll());
+  // preClose, not onClose: the server waits for open connections before onClose runs, and live
+  // SSE streams only end once their sessions are closed.
+  app.addHook('preClose', async () => sessions.closeAll());
   return { app, sessions, config };
 }

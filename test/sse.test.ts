@@ -291,6 +291,28 @@ describe('GET /v1/sessions/:id/events/sse', () => {
     expect(app.sessions.get('s1').subscribers).toBe(0);
   });
 
+  it('ends open streams, after session.ended, when the session is deleted or the daemon closes', async () => {
+    const { app, port } = await listening();
+    await createMock(app, 's1');
+    await createMock(app, 's2');
+    const one = await sse(port, 's1');
+    const two = await sse(port, 's2');
+    await one.until(() => one.lastId === lastSequence(app, 's1'), 5000, 'the s1 backlog');
+
+    expect((await app.app.inject({ method: 'DELETE', url: '/v1/sessions/s1' })).statusCode).toBe(204);
+    await one.ended(2000);
+    expect(one.events().at(-1)).toMatchObject({ type: 'session.ended', data: { reason: 'terminated', terminated_by: 'daemon' } });
+    expect(one.comments.at(-1)).toMatch(/^closed: /);
+
+    // Graceful shutdown must not wait for clients to hang up: it terminates and ends the streams.
+    const started = Date.now();
+    await app.app.close();
+    a = undefined;
+    expect(Date.now() - started).toBeLessThan(3000);
+    await two.ended(2000);
+    expect(two.events().at(-1)).toMatchObject({ type: 'session.ended', data: { reason: 'terminated' } });
+  });
+
   it('answers 410 events_evicted for a cursor older than the log holds', async () => {
     const { app, port } = await listening({ maxEventsPerSession: 20 });
     await createMock(app, 's1');

@@ -45,7 +45,10 @@ export class LogStream {
     // Listening starts now, writing only at start(): a turn stream is created before its turn is
     // dispatched, so it sees (and can stop at) every event of the turn, yet nothing is written if
     // the dispatch is refused and the route still answers with a problem.
-    this.unlisten = log.listen((event) => this.onAppend(event));
+    this.unlisten = log.listen(
+      (event) => this.onAppend(event),
+      () => (this.started ? this.close('the session was deleted or the daemon is stopping') : this.finish(false)),
+    );
   }
 
   /** Begins writing: the SSE preamble, the backlog after the cursor, then live events. */

@@ -35,6 +35,7 @@ export class EventLog {
   private bytes = 0;
   private nativeSessionId: string | null = null;
   private readonly listeners = new Set<LogListener>();
+  private readonly closeListeners = new Set<() => void>();
   private evictedCount = 0;
 
   constructor(
@@ -113,9 +114,21 @@ export class EventLog {
   }
 
   /** Called synchronously after every append. Returns the unsubscribe function. */
-  listen(listener: LogListener): () => void {
+  listen(listener: LogListener, onClose?: () => void): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    if (onClose) this.closeListeners.add(onClose);
+    return () => {
+      this.listeners.delete(listener);
+      if (onClose) this.closeListeners.delete(onClose);
+    };
+  }
+
+  /** No more events will come (the session was deleted or the daemon is stopping): tell listeners. */
+  close(): void {
+    const pending = [...this.closeListeners];
+    this.listeners.clear();
+    this.closeListeners.clear();
+    for (const onClose of pending) onClose();
   }
 
   private slice(after: number, limit: number): Entry[] {

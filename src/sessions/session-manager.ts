@@ -71,12 +71,15 @@ export class SessionManager {
     const session = this.get(id);
     await session.terminate();
     this.sessions.delete(id);
+    session.log.close(); // ends its open streams: nothing more will ever be appended
   }
 
   /** Terminates every session (daemon shutdown); no agent process outlives the daemon. */
   async closeAll(): Promise<void> {
     this.closing = true;
     await Promise.allSettled([...this.sessions.values()].map((s) => s.terminate()));
+    // Streams end only after session.ended reached them, so clients see why.
+    for (const s of this.sessions.values()) s.log.close();
   }
 
   /**
