@@ -4,14 +4,16 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { createRegistry, type AgentRegistry } from './agents/registry.js';
 import { Config } from './config.js';
 import { ApiError } from './errors.js';
+import { installAuth } from './http/auth.js';
+import { installCors } from './http/cors.js';
 import { eventRoutes } from './http/events.js';
-import { installProblemHandlers } from './http/problems.js';
+import { daemonRoutes } from './http/health.js';
+import { answerClientError, installProblemHandlers } from './http/problems.js';
 import { sessionRoutes } from './http/sessions.js';
 import { turnStreamRoutes } from './http/turn-stream.js';
-import { buildOpenApi } from './schema/openapi.js';
+import { loggerOptions, requestIdOptions } from './logging.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './util/deps.js';
-import { VERSION } from './version.js';
 
 export interface AppDeps {
   config?: Partial<Config>;
@@ -20,7 +22,10 @@ export interface AppDeps {
   clock?: Clock;
   /** Default and base directory for session cwds. */
   baseDir?: string;
-  logger?: boolean | { level: string };
+  /** true: pino JSON to stdout at config.logLevel. */
+  logger?: boolean;
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
 }
 
 export interface App {
@@ -31,23 +36,36 @@ export interface App {
 
 export async function buildApp(deps: AppDeps = {}): Promise<App> {
   const config = Config.parse(deps.config ?? {});
+  const ids = deps.ids ?? randomIds;
   const app = Fastify({
-    logger: deps.logger ?? false,
+    logger: deps.logger || deps.logStream ? loggerOptions(config.logLevel, deps.logStream) : false,
+    ...requestIdOptions(ids),
     bodyLimit: config.bodyLimitBytes,
     // SSE and NDJSON streams stay open indefinitely; only idle keep-alive sockets time out.
     requestTimeout: 0,
+    clientErrorHandler: answerClientError,
+    // While draining, our own hook answers (problem+json, and health says "draining").
+    return503OnClosing: false,
   });
   const registry = deps.registry ?? createRegistry(config);
   const sessions = new SessionManager({
     registry,
-    ids: deps.ids ?? randomIds,
+    ids,
     clock: deps.clock ?? systemClock,
     limits: { maxEvents: config.maxEventsPerSession, maxBytes: config.maxBytesPerSession },
     maxSessions: config.maxSessions,
+    endedSessionTtlMs: config.endedSessionTtlMs,
+    hitl: { policy: config.permissionPolicy, timeoutMs: config.hitlTimeoutMs },
     baseDir: deps.baseDir ?? process.cwd(),
+    logger: app.log,
   });
 
   installProblemHandlers(app);
+  await installCors(app, config);
+  installAuth(app, config.token);
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
 
   // An empty body with Content-Type: application/json is "no body", not a parse error: curl users
   // often send the header on bodiless POSTs such as /interrupt.
@@ -62,16 +80,22 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   });
   app.removeContentTypeParser('text/plain'); // Fastify's default would let text bodies reach validation (400, not 415)
 
-  const started = Date.now();
-  const openapi = buildOpenApi(VERSION);
-  app.get('/v1/health', async () => ({ status: 'ok' as const, version: VERSION, uptimeMs: Date.now() - started }));
-  app.get('/openapi.json', async () => openapi);
+  let draining = false;
+  app.addHook('onRequest', async (req) => {
+    if (draining && req.routeOptions.url !== '/v1/health') {
+      throw new ApiError('shutting_down', 'The daemon is shutting down; retry against its replacement.');
+    }
+  });
+  daemonRoutes(app, () => draining);
   sessionRoutes(app, sessions);
   eventRoutes(app, sessions, config);
   turnStreamRoutes(app, sessions, config);
 
   // preClose, not onClose: the server waits for open connections before onClose runs, and live
   // SSE streams only end once their sessions are closed.
-  app.addHook('preClose', async () => sessions.closeAll());
+  app.addHook('preClose', async () => {
+    draining = true;
+    await sessions.closeAll();
+  });
   return { app, sessions, config };
 }

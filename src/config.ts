@@ -1,78 +1,125 @@
 // Flags and AGENTWIRE_* environment variables → one validated Config. Flags win over env, env over
-// defaults. Every limit the daemon enforces is here, so every buffer has a documented bound.
+// defaults. Every limit the daemon enforces is here, so every buffer has a documented bound. One
+// table (OPTIONS) drives parsing, validation, `--help` and the redacted start-up log line.
 import { z } from 'zod';
 
-const int = (min: number) => z.coerce.number().int().min(min);
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
+const list = z.array(z.string().min(1));
 
-export const Config = z.object({
-  host: z.string().min(1).default('127.0.0.1'),
-  port: int(0).max(65535).default(2468),
-  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  maxSessions: int(1).default(100),
-  maxEventsPerSession: int(10).default(100_000),
-  maxBytesPerSession: int(1024).default(64 * 1024 * 1024),
-  bodyLimitBytes: int(1024).default(1024 * 1024),
-  maxSubscribersPerSession: int(1).default(64),
-  /** Events a subscriber may fall behind the log before it is closed (it resumes by id). */
-  subscriberMaxLag: int(1).default(10_000),
-  /** How long a subscriber may stay over the lag limit with a full socket before it is closed. */
-  subscriberLagGraceMs: int(0).default(1_000),
-  sseKeepAliveMs: int(10).default(15_000),
-  sseRetryMs: int(0).default(2_000),
-  maxLineChars: int(1024).default(16 * 1024 * 1024),
-  killGraceMs: int(0).default(3_000),
-  startTimeoutMs: int(100).default(30_000),
-});
-export type Config = z.infer<typeof Config>;
+interface Option<S extends z.ZodType> {
+  flag: string;
+  env: string;
+  schema: S;
+  help: string;
+  /** `value` takes an argument; `list` is repeatable (env: comma-separated); `switch` takes none. */
+  kind?: 'value' | 'list' | 'switch';
+  secret?: boolean;
+}
 
-/** Flag name (without --) and env suffix for each key. */
-const SOURCES: Record<keyof Config, [flag: string, env: string]> = {
-  host: ['host', 'HOST'],
-  port: ['port', 'PORT'],
-  logLevel: ['log-level', 'LOG_LEVEL'],
-  maxSessions: ['max-sessions', 'MAX_SESSIONS'],
-  maxEventsPerSession: ['max-events-per-session', 'MAX_EVENTS_PER_SESSION'],
-  maxBytesPerSession: ['max-bytes-per-session', 'MAX_BYTES_PER_SESSION'],
-  bodyLimitBytes: ['body-limit', 'BODY_LIMIT'],
-  maxSubscribersPerSession: ['max-subscribers', 'MAX_SUBSCRIBERS'],
-  subscriberMaxLag: ['subscriber-max-lag', 'SUBSCRIBER_MAX_LAG'],
-  subscriberLagGraceMs: ['subscriber-lag-grace-ms', 'SUBSCRIBER_LAG_GRACE_MS'],
-  sseKeepAliveMs: ['sse-keepalive-ms', 'SSE_KEEPALIVE_MS'],
-  sseRetryMs: ['sse-retry-ms', 'SSE_RETRY_MS'],
-  maxLineChars: ['max-line-chars', 'MAX_LINE_CHARS'],
-  killGraceMs: ['kill-grace-ms', 'KILL_GRACE_MS'],
-  startTimeoutMs: ['start-timeout-ms', 'START_TIMEOUT_MS'],
+const opt = <S extends z.ZodType>(o: Option<S>) => o;
+
+export const OPTIONS = {
+  host: opt({ flag: 'host', env: 'HOST', schema: z.string().min(1).default('127.0.0.1'), help: 'listen address' }),
+  port: opt({ flag: 'port', env: 'PORT', schema: int(0, 65535).default(2468), help: 'listen port (0: any free port)' }),
+  token: opt({ flag: 'token', env: 'TOKEN', schema: z.string().min(16, 'use at least 16 characters').optional(), help: 'bearer token every route but /v1/health requires', secret: true }),
+  noToken: opt({ flag: 'no-token', env: 'NO_TOKEN', schema: z.coerce.boolean().default(false), kind: 'switch', help: 'allow a non-loopback --host without a token (you take responsibility)' }),
+  corsOrigins: opt({ flag: 'cors-origin', env: 'CORS_ORIGIN', schema: list.default([]), kind: 'list', help: 'allowed browser origin (repeatable, or *); CORS is off without it' }),
+  corsMethods: opt({ flag: 'cors-methods', env: 'CORS_METHODS', schema: list.default(['GET', 'POST', 'DELETE', 'OPTIONS']), kind: 'list', help: 'methods allowed cross-origin' }),
+  corsHeaders: opt({ flag: 'cors-headers', env: 'CORS_HEADERS', schema: list.default(['Authorization', 'Content-Type', 'Last-Event-ID', 'Accept']), kind: 'list', help: 'request headers allowed cross-origin' }),
+  logLevel: opt({ flag: 'log-level', env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), help: 'pino log level (also LOG_LEVEL)' }),
+  maxSessions: opt({ flag: 'max-sessions', env: 'MAX_SESSIONS', schema: int(1).default(100), help: 'sessions held at once' }),
+  endedSessionTtlMs: opt({ flag: 'ended-session-ttl-ms', env: 'ENDED_SESSION_TTL_MS', schema: int(0).default(3_600_000), help: 'forget ended sessions after this long (0: keep until the limit needs room)' }),
+  maxEventsPerSession: opt({ flag: 'max-events-per-session', env: 'MAX_EVENTS_PER_SESSION', schema: int(10).default(100_000), help: 'events kept per session (oldest evicted)' }),
+  maxBytesPerSession: opt({ flag: 'max-bytes-per-session', env: 'MAX_BYTES_PER_SESSION', schema: int(1024).default(64 * 1024 * 1024), help: 'JSON bytes of events and raw payloads kept per session' }),
+  bodyLimitBytes: opt({ flag: 'body-limit', env: 'BODY_LIMIT', schema: int(1024).default(1024 * 1024), help: 'request body size limit in bytes' }),
+  maxSubscribersPerSession: opt({ flag: 'max-subscribers', env: 'MAX_SUBSCRIBERS', schema: int(1).default(64), help: 'concurrent event streams per session' }),
+  subscriberMaxLag: opt({ flag: 'subscriber-max-lag', env: 'SUBSCRIBER_MAX_LAG', schema: int(1).default(10_000), help: 'events a stream may fall behind before it is closed' }),
+  subscriberLagGraceMs: opt({ flag: 'subscriber-lag-grace-ms', env: 'SUBSCRIBER_LAG_GRACE_MS', schema: int(0).default(1_000), help: 'how long a stream may stay over that lag with a full socket' }),
+  sseKeepAliveMs: opt({ flag: 'sse-keepalive-ms', env: 'SSE_KEEPALIVE_MS', schema: int(10).default(15_000), help: 'interval of SSE keep-alive comments' }),
+  sseRetryMs: opt({ flag: 'sse-retry-ms', env: 'SSE_RETRY_MS', schema: int(0).default(2_000), help: 'retry: hint sent to EventSource clients' }),
+  maxLineChars: opt({ flag: 'max-line-chars', env: 'MAX_LINE_CHARS', schema: int(1024).default(16 * 1024 * 1024), help: 'longest native stdout line kept whole' }),
+  stderrHeadLines: opt({ flag: 'stderr-head-lines', env: 'STDERR_HEAD_LINES', schema: int(0, 10_000).default(20), help: 'first stderr lines kept per agent process' }),
+  stderrTailLines: opt({ flag: 'stderr-tail-lines', env: 'STDERR_TAIL_LINES', schema: int(0, 10_000).default(50), help: 'last stderr lines kept per agent process' }),
+  killGraceMs: opt({ flag: 'kill-grace-ms', env: 'KILL_GRACE_MS', schema: int(0).default(3_000), help: 'SIGTERM to SIGKILL grace for an agent process group' }),
+  startTimeoutMs: opt({ flag: 'start-timeout-ms', env: 'START_TIMEOUT_MS', schema: int(100).default(30_000), help: 'how long an agent may take to be ready' }),
+  permissionPolicy: opt({ flag: 'permission-policy', env: 'PERMISSION_POLICY', schema: z.enum(['ask', 'allow', 'deny']).default('ask'), help: 'default answer to permission requests: ask the client, allow, or deny' }),
+  hitlTimeoutMs: opt({ flag: 'hitl-timeout-ms', env: 'HITL_TIMEOUT_MS', schema: int(0).default(0), help: 'deny/reject a pending permission or question after this long (0: wait)' }),
+  shutdownTimeoutMs: opt({ flag: 'shutdown-timeout-ms', env: 'SHUTDOWN_TIMEOUT_MS', schema: int(100).default(10_000), help: 'longest graceful shutdown before the daemon exits anyway' }),
 };
+
+type Options = typeof OPTIONS;
+export type ConfigKey = keyof Options;
+
+export const Config = z.object(
+  Object.fromEntries(Object.entries(OPTIONS).map(([k, o]) => [k, o.schema])) as { [K in ConfigKey]: Options[K]['schema'] },
+);
+export type Config = z.infer<typeof Config>;
 
 export class ConfigError extends Error {}
 
 /** Parses `--name value` / `--name=value` flags over AGENTWIRE_* env over defaults. */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
-  const input: Record<string, string> = {};
-  for (const [key, [, suffix]] of Object.entries(SOURCES)) {
-    const value = env[`AGENTWIRE_${suffix}`];
-    if (value !== undefined && value !== '') input[key] = value;
+  const input: Record<string, unknown> = {};
+  const entries = Object.entries(OPTIONS) as [ConfigKey, Option<z.ZodType>][];
+  for (const [key, o] of entries) {
+    // LOG_LEVEL is the conventional name; AGENTWIRE_LOG_LEVEL wins when both are set.
+    const value = env[`AGENTWIRE_${o.env}`] ?? (key === 'logLevel' ? env.LOG_LEVEL : undefined);
+    if (value === undefined || value === '') continue;
+    input[key] = o.kind === 'list' ? value.split(',').map((s) => s.trim()).filter(Boolean) : o.kind === 'switch' ? !['0', 'false', 'no'].includes(value) : value;
   }
-  const byFlag = new Map(Object.entries(SOURCES).map(([key, [flag]]) => [flag, key]));
+  const byFlag = new Map(entries.map(([key, o]) => [o.flag, key]));
+  const lists = new Map<ConfigKey, string[]>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument '${arg}'`);
     const [name, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
     const key = byFlag.get(name);
-    if (!key) throw new ConfigError(`unknown flag --${name}`);
+    if (!key) throw new ConfigError(`unknown flag --${name} (see --help)`);
+    const kind = OPTIONS[key].kind ?? 'value';
+    if (kind === 'switch') {
+      input[key] = inline === undefined ? true : !['0', 'false', 'no'].includes(inline);
+      continue;
+    }
     const value = inline ?? argv[++i];
     if (value === undefined) throw new ConfigError(`flag --${name} needs a value`);
-    input[key] = value;
+    if (kind === 'list') lists.set(key, [...(lists.get(key) ?? []), value]);
+    else input[key] = value;
   }
+  for (const [key, values] of lists) input[key] = values; // repeated flags replace the env list
   const parsed = Config.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const [flag] = SOURCES[issue.path[0] as keyof Config] ?? ['?'];
-    throw new ConfigError(`--${flag}: ${issue.message}`);
+    const o = OPTIONS[issue.path[0] as ConfigKey];
+    throw new ConfigError(`--${o?.flag ?? issue.path.join('.')} (AGENTWIRE_${o?.env ?? '?'}): ${issue.message}`);
   }
-  return parsed.data;
+  return checkExposure(parsed.data);
 }
 
-export const FLAG_HELP = Object.entries(SOURCES)
-  .map(([key, [flag, env]]) => `  --${flag} <value>   (AGENTWIRE_${env}; default ${String(Config.shape[key as keyof Config].parse(undefined))})`)
-  .join('\n');
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/** A daemon reachable from other hosts must have a token, unless the operator says otherwise. */
+function checkExposure(config: Config): Config {
+  if (!LOOPBACK.test(config.host) && !config.token && !config.noToken) {
+    throw new ConfigError(
+      `--host ${config.host} is reachable from other machines: set --token (AGENTWIRE_TOKEN), or pass --no-token to run unauthenticated on purpose`,
+    );
+  }
+  return config;
+}
+
+/** The effective config for the start-up log: secrets replaced. */
+export function redacted(config: Config): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(config).map(([k, v]) => [k, (OPTIONS[k as ConfigKey] as Option<z.ZodType>).secret && v ? '[redacted]' : v]),
+  );
+}
+
+export function flagHelp(): string {
+  const rows = (Object.entries(OPTIONS) as [ConfigKey, Option<z.ZodType>][]).map(([, o]) => {
+    const fallback = o.schema.safeParse(undefined);
+    const shown = fallback.success && fallback.data !== undefined ? ` (default: ${Array.isArray(fallback.data) ? fallback.data.join(',') || 'none' : String(fallback.data)})` : '';
+    const arg = o.kind === 'switch' ? '' : o.kind === 'list' ? ' <v>…' : ' <v>';
+    return `  --${o.flag}${arg}`.padEnd(34) + `${o.help}${shown}\n${''.padEnd(34)}env AGENTWIRE_${o.env}`;
+  });
+  return rows.join('\n');
+}

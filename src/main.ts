@@ -1,23 +1,24 @@
 // `agentwire server`: parse config, build the app, listen, and shut down gracefully (every agent
-// process group is terminated before the daemon exits). Nothing else.
+// process group is terminated and every stream told before the daemon exits). Nothing else.
 import { buildApp } from './app.js';
-import { ConfigError, FLAG_HELP, loadConfig } from './config.js';
+import { ConfigError, flagHelp, loadConfig, redacted } from './config.js';
 import { VERSION } from './version.js';
 
-const USAGE = `agentwire ${VERSION}
+const usage = () => `agentwire ${VERSION}: coding-agent CLIs behind one universal event API
 
 Usage: agentwire server [flags]
 
-Flags (each also settable as an environment variable):
-${FLAG_HELP}
+Flags (each also settable as an environment variable; flags win):
+${flagHelp()}
 `;
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === '--version' || command === 'version') return void console.log(VERSION);
-  if (command !== 'server' || rest.includes('--help') || rest.includes('-h')) {
-    console.log(USAGE);
-    process.exitCode = command === undefined || command === 'help' || command === '--help' || rest.includes('--help') ? 0 : 2;
+  const wantsHelp = command === undefined || command === 'help' || command === '--help' || rest.includes('--help') || rest.includes('-h');
+  if (command !== 'server' || wantsHelp) {
+    console.log(usage());
+    process.exitCode = wantsHelp ? 0 : 2;
     return;
   }
   let config;
@@ -25,16 +26,22 @@ export async function main(argv: string[]): Promise<void> {
     config = loadConfig(rest);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    console.error(`agentwire: ${err.message}\n\n${USAGE}`);
+    console.error(`agentwire: ${err.message}`);
     process.exitCode = 2;
     return;
   }
-  const { app } = await buildApp({ config, logger: { level: config.logLevel } });
+  const { app } = await buildApp({ config, logger: true });
+  app.log.info({ config: redacted(config), version: VERSION }, 'starting');
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'shutting down: terminating agent sessions');
+    app.log.info({ signal }, 'shutting down: ending streams and agent sessions');
+    // A shutdown that hangs (an agent that ignores SIGKILL in D state, say) still ends.
+    setTimeout(() => {
+      app.log.error('graceful shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
     await app.close();
     process.exit(0);
   };

@@ -14,7 +14,7 @@ import { Normalizer, type Normalized } from '../src/sessions/normalize.js';
 import { counterIds, steppingClock } from '../src/util/deps.js';
 
 const root = new URL('./fixtures/', import.meta.url).pathname;
-const registry = createRegistry({ maxLineChars: 1 << 20, killGraceMs: 100, startTimeoutMs: 1000 });
+const registry = createRegistry({ maxLineChars: 1 << 20, killGraceMs: 100, startTimeoutMs: 1000, stderrHeadLines: 20, stderrTailLines: 50 });
 
 type DaemonAction =
   | { $daemon: 'turn'; message: string; attachments?: { path: string; mime?: string }[] }

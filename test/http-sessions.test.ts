@@ -71,6 +71,8 @@ describe('session lifecycle', () => {
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       cwd: base,
+      permissionPolicy: 'ask',
+      hitlTimeoutMs: 0,
     });
     expect(body.eventCount).toBeGreaterThan(0);
     expect(Date.parse(body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(body.createdAt));

@@ -6,6 +6,9 @@ export interface ProcessLimits {
   killGraceMs: number;
   /** How long an agent may take to say it is ready. */
   startTimeoutMs: number;
+  /** stderr lines kept per process for session.ended. */
+  stderrHeadLines: number;
+  stderrTailLines: number;
 }
 
 /** A native stdout line as a converter receives it: parsed JSON, or the text when it is not JSON. */

@@ -1,5 +1,6 @@
 // The contract between the agent-independent daemon and one agent adapter. Everything that knows
 // an agent's native format lives behind these types, in src/agents/<agent>/.
+import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import type {
   AgentUnparsedData,
@@ -61,6 +62,8 @@ export interface StartOptions {
   agentMode: string;
   permissionMode: string;
   nativeSessionId?: string | undefined;
+  /** The session's logger; drivers log the agent's stderr lines at debug. */
+  logger: Pick<FastifyBaseLogger, 'debug' | 'info' | 'warn'>;
 }
 
 export interface TurnInput {

@@ -1,6 +1,7 @@
 // Renders every error as application/problem+json (RFC 9457), framework errors included, and
 // never leaks a stack trace: unknown errors are logged server-side and answered with a plain 500.
 import type { FastifyError, FastifyInstance } from 'fastify';
+import type { Socket } from 'node:net';
 import { ApiError } from '../errors.js';
 
 export function installProblemHandlers(app: FastifyInstance): void {
@@ -30,4 +31,24 @@ function toApiError(error: FastifyError): ApiError {
     return new ApiError('invalid_request', error.message);
   }
   return new ApiError('internal_error', 'The daemon hit an unexpected error; it has been logged.');
+}
+
+/**
+ * Requests Node's HTTP parser rejects before Fastify sees them (bad request line, headers too
+ * large): still problem+json, never Node's default text.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const problem =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new ApiError('headers_too_large', 'The request line or headers are larger than the server accepts.')
+      : new ApiError('invalid_request', 'The request could not be parsed as HTTP.');
+  const body = JSON.stringify(problem.toProblem());
+  socket.end(
+    `HTTP/1.1 ${problem.status} ${problem.title}\r\nContent-Type: application/problem+json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

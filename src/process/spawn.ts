@@ -16,6 +16,11 @@ export interface SpawnOptions {
   maxLineChars: number;
   /** Grace between SIGTERM and SIGKILL. */
   killGraceMs: number;
+  /** stderr lines kept for session.ended (default 20 first, 50 last). */
+  stderrHeadLines?: number;
+  stderrTailLines?: number;
+  /** Sees every stderr line (bounded in length) as it arrives, e.g. to log it. */
+  onStderrLine?: (line: string) => void;
 }
 
 export interface ChildExit {
@@ -41,7 +46,7 @@ export class ChildProcess {
   private done = false;
 
   constructor(options: SpawnOptions, onLine: (line: Line) => void) {
-    const stderr = new StderrTail();
+    const stderr = new StderrTail(options.stderrHeadLines, options.stderrTailLines, options.onStderrLine);
     const child = execa(options.command, options.args, {
       cwd: options.cwd,
       env: options.env,

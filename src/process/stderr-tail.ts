@@ -2,8 +2,6 @@
 // last 50 when truncated). The middle is counted, not kept: a chatty agent cannot grow memory.
 import type { StderrOutput } from '../schema/events.js';
 
-const HEAD_LINES = 20;
-const TAIL_LINES = 50;
 const MAX_LINE_CHARS = 2_000;
 
 export class StderrTail {
@@ -11,6 +9,13 @@ export class StderrTail {
   private readonly tail: string[] = [];
   private total = 0;
   private partial = '';
+
+  /** Defaults are the spec's: first 20, last 50 lines. `onLine` sees every (bounded) line. */
+  constructor(
+    private readonly headLines = 20,
+    private readonly tailLines = 50,
+    private readonly onLine?: (line: string) => void,
+  ) {}
 
   push(chunk: string): void {
     const parts = (this.partial + chunk).split('\n');
@@ -39,11 +44,12 @@ export class StderrTail {
     const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     const line = text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}… [${text.length} chars]` : text;
     this.total++;
-    if (this.head.length < HEAD_LINES) {
+    this.onLine?.(line);
+    if (this.head.length < this.headLines) {
       this.head.push(line);
       return;
     }
     this.tail.push(line);
-    if (this.tail.length > TAIL_LINES) this.tail.shift();
+    if (this.tail.length > this.tailLines) this.tail.shift();
   }
 }

@@ -9,20 +9,34 @@ export const SessionIdParam = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'letters, digits, ".", "_" and "-", 1-128 characters')
   .openapi({ example: 'my-session' });
 
+// Values that end up in an agent's argv or environment: NUL cannot be passed to exec at all.
+const ArgText = z.string().min(1).max(4096).regex(/^[^\0]*$/, 'must not contain NUL characters');
+const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment variable names are letters, digits and _');
+
 export const PermissionMode = z.enum(['default', 'plan', 'bypass', 'acceptEdits']).openapi('PermissionMode');
 
 export const CreateSessionRequest = z
   .object({
     agent: AgentId,
-    agentMode: z.string().min(1).optional(),
+    agentMode: ArgText.optional(),
     permissionMode: PermissionMode.optional(),
-    model: z.string().min(1).optional(),
-    variant: z.string().min(1).optional(),
-    agentVersion: z.string().min(1).optional(),
+    model: ArgText.optional(),
+    variant: ArgText.optional(),
+    agentVersion: ArgText.optional(),
     title: z.string().max(500).optional(),
-    cwd: z.string().min(1).optional().openapi({ description: "The agent's working directory; must exist. Default: the daemon's cwd" }),
-    env: z.record(z.string(), z.string()).optional().openapi({ description: 'Extra environment for the agent process' }),
+    cwd: ArgText.optional().openapi({ description: "The agent's working directory; must exist. Default: the daemon's cwd" }),
+    env: z.record(EnvName, z.string().max(65_536).regex(/^[^\0]*$/, 'must not contain NUL characters')).optional().openapi({ description: 'Extra environment for the agent process' }),
     mcp: z.record(z.string(), z.unknown()).optional().openapi({ description: 'MCP servers, written into the agent config' }),
+    permissionPolicy: z
+      .enum(['ask', 'allow', 'deny'])
+      .optional()
+      .openapi({ description: 'Who answers permission requests: the client (ask), or the daemon, allowing or denying. Default --permission-policy' }),
+    hitlTimeoutMs: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .openapi({ description: 'Deny a pending permission / reject a pending question after this many ms; 0 waits forever. Default --hitl-timeout-ms' }),
   })
   .strict()
   .openapi('CreateSessionRequest');
@@ -47,6 +61,8 @@ export const SessionInfo = z
     title: z.string().optional(),
     cwd: z.string(),
     status: SessionStatus,
+    permissionPolicy: z.enum(['ask', 'allow', 'deny']),
+    hitlTimeoutMs: z.number().int(),
   })
   .openapi('SessionInfo');
 export type SessionInfo = z.infer<typeof SessionInfo>;

@@ -67,18 +67,19 @@ export class Normalizer {
   }
 
   /** The client answered a permission; the agent has been told. */
-  permissionReplied(id: string, reply: PermissionReply, raw: unknown): Normalized[] {
+  permissionReplied(id: string, reply: PermissionReply, raw: unknown, reason?: string): Normalized[] {
     return this.run(raw, () => {
       const open = this.hitl.closePermission(id);
       if (!open || this.caps.nativeHitlResolution) return;
       const status = reply === 'reject' ? 'denied' : 'approved';
-      const metadata = { ...asRecord(open.metadata), reply };
+      const metadata = { ...asRecord(open.metadata), reply, ...(reason ? { reason } : {}) };
       this.emit({ type: 'permission.resolved', data: { ...open, status, metadata }, ...DAEMON });
     });
   }
 
   /** The client answered (answers) or rejected (null) a question; the agent has been told. */
   questionReplied(id: string, answers: string[][] | null, raw: unknown): Normalized[] {
+    // QuestionEventData has no metadata; why a question was answered is in `raw` (see Session).
     return this.run(raw, () => {
       const open = this.hitl.closeQuestion(id);
       if (!open || this.caps.nativeHitlResolution) return;

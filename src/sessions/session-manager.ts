@@ -5,7 +5,9 @@ import type { AgentRegistry } from '../agents/registry.js';
 import { ApiError, sessionNotFound } from '../errors.js';
 import type { CreateSessionRequest, SessionInfo } from '../schema/api.js';
 import type { Clock, IdGenerator } from '../util/deps.js';
+import type { FastifyBaseLogger } from 'fastify';
 import type { EventLogLimits } from './event-log.js';
+import type { HitlSettings } from './hitl-policy.js';
 import { resolveCwd, Session } from './session.js';
 
 export interface SessionManagerOptions {
@@ -14,6 +16,10 @@ export interface SessionManagerOptions {
   clock: Clock;
   limits: EventLogLimits;
   maxSessions: number;
+  /** Ended sessions are forgotten this long after they ended (0: only when room is needed). */
+  endedSessionTtlMs: number;
+  hitl: HitlSettings;
+  logger: FastifyBaseLogger;
   /** Base for relative cwds and the default cwd. */
   baseDir: string;
 }
@@ -26,7 +32,25 @@ export class SessionManager {
   private readonly claimed = new Set<string>();
   private closing = false;
 
-  constructor(private readonly options: SessionManagerOptions) {}
+  private readonly sweeper: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: SessionManagerOptions) {
+    if (options.endedSessionTtlMs > 0) {
+      this.sweeper = setInterval(() => this.sweep(), Math.min(options.endedSessionTtlMs, 60_000));
+      this.sweeper.unref();
+    }
+  }
+
+  /** Forgets sessions that ended longer than the TTL ago (their logs go with them). */
+  sweep(): void {
+    const cutoff = this.options.clock.now().getTime() - this.options.endedSessionTtlMs;
+    for (const [id, s] of this.sessions) {
+      if (s.endedAt && s.endedAt.getTime() <= cutoff && !this.claimed.has(id)) {
+        this.sessions.delete(id);
+        s.log.close();
+      }
+    }
+  }
 
   async create(requestedId: string | undefined, request: CreateSessionRequest): Promise<Session> {
     if (this.closing) throw new ApiError('shutting_down', 'The daemon is shutting down; no new sessions.');
@@ -77,6 +101,7 @@ export class SessionManager {
   /** Terminates every session (daemon shutdown); no agent process outlives the daemon. */
   async closeAll(): Promise<void> {
     this.closing = true;
+    if (this.sweeper) clearInterval(this.sweeper);
     await Promise.allSettled([...this.sessions.values()].map((s) => s.terminate()));
     // Streams end only after session.ended reached them, so clients see why.
     for (const s of this.sessions.values()) s.log.close();

@@ -7,14 +7,19 @@ import type { AgentDriver, AgentHandle, ProcessExit, TurnInput } from '../agents
 import { ApiError } from '../errors.js';
 import type { CreateSessionRequest, MessageRequest, PermissionReply, SessionInfo, SessionStatus } from '../schema/api.js';
 import type { UniversalEvent } from '../schema/events.js';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Clock, IdGenerator } from '../util/deps.js';
 import { EventLog, type EventLogLimits } from './event-log.js';
+import { HitlPolicyRunner, type HitlSettings } from './hitl-policy.js';
 import { Normalizer, type Normalized } from './normalize.js';
 
 export interface SessionDeps {
   ids: IdGenerator;
   clock: Clock;
   limits: EventLogLimits;
+  /** Daemon defaults; a create request may override them. */
+  hitl: HitlSettings;
+  logger: FastifyBaseLogger;
 }
 
 export class Session {
@@ -25,6 +30,11 @@ export class Session {
   private handle: AgentHandle | undefined;
   private converterState: unknown;
   private terminating: Promise<void> | undefined;
+  private readonly hitlSettings: HitlSettings;
+  private readonly policy: HitlPolicyRunner;
+  private readonly log_: FastifyBaseLogger;
+  /** When session.ended was logged (for the ended-session TTL). */
+  endedAt: Date | undefined;
   /** Live stream subscribers, counted against the per-session limit. */
   subscribers = 0;
 
@@ -39,6 +49,15 @@ export class Session {
     this.converterState = driver.converter.initial();
     this.createdAt = deps.clock.now();
     this.updatedAt = this.createdAt;
+    this.log_ = deps.logger.child({ sessionId: id, agent: request.agent });
+    this.hitlSettings = {
+      policy: request.permissionPolicy ?? deps.hitl.policy,
+      timeoutMs: request.hitlTimeoutMs ?? deps.hitl.timeoutMs,
+    };
+    this.policy = new HitlPolicyRunner(this.hitlSettings, {
+      permission: (id, reply, reason) => this.autoReply(() => this.replyPermission(id, reply, reason), reason),
+      question: (id, answers, reason) => this.autoReply(() => this.replyQuestion(id, answers, reason), reason),
+    });
   }
 
   get status(): SessionStatus {
@@ -60,9 +79,11 @@ export class Session {
         variant: r.variant,
         agentMode: r.agentMode ?? 'default',
         permissionMode: r.permissionMode ?? 'default',
+        logger: this.log_,
       },
       { native: (message) => this.onNative(message), exit: (exit) => this.onExit(exit) },
     );
+    this.log_.info({ cwd: r.cwd, pid: this.handle.pid, nativeSessionId: this.log.currentNativeSessionId }, 'session started');
   }
 
   /** Dispatches one turn. The turn lock is taken synchronously, before anything is awaited. */
@@ -87,7 +108,8 @@ export class Session {
     await handle.interrupt();
   }
 
-  async replyPermission(permissionId: string, reply: PermissionReply): Promise<void> {
+  /** `reason` marks a reply the daemon gave itself (policy or timeout) rather than the client. */
+  async replyPermission(permissionId: string, reply: PermissionReply, reason?: 'policy' | 'timeout'): Promise<void> {
     const handle = this.live();
     const state = this.normalizer.hitl.permissionState(permissionId);
     if (state !== 'pending') {
@@ -96,11 +118,11 @@ export class Session {
       throw new ApiError(code, detail, { sessionId: this.id, permissionId });
     }
     // Logged before the agent hears it, so the resolution precedes whatever the agent does next.
-    this.apply(this.normalizer.permissionReplied(permissionId, reply, { reply }));
+    this.apply(this.normalizer.permissionReplied(permissionId, reply, { reply, ...(reason ? { by: reason } : {}) }, reason));
     await handle.replyPermission(permissionId, reply);
   }
 
-  async replyQuestion(questionId: string, answers: string[][] | null): Promise<void> {
+  async replyQuestion(questionId: string, answers: string[][] | null, reason?: 'policy' | 'timeout'): Promise<void> {
     const handle = this.live();
     const state = this.normalizer.hitl.questionState(questionId);
     if (state !== 'pending') {
@@ -108,7 +130,8 @@ export class Session {
       const detail = state === 'unknown' ? `No question '${questionId}' in session '${this.id}'.` : `Question '${questionId}' was already resolved.`;
       throw new ApiError(code, detail, { sessionId: this.id, questionId });
     }
-    this.apply(this.normalizer.questionReplied(questionId, answers, answers ? { answers } : { rejected: true }));
+    const raw = { ...(answers ? { answers } : { rejected: true }), ...(reason ? { by: reason } : {}) };
+    this.apply(this.normalizer.questionReplied(questionId, answers, raw));
     await handle.replyQuestion(questionId, answers);
   }
 
@@ -137,6 +160,8 @@ export class Session {
       ...(r.title ? { title: r.title } : {}),
       cwd: r.cwd,
       status: this.status,
+      permissionPolicy: this.hitlSettings.policy,
+      hitlTimeoutMs: this.hitlSettings.timeoutMs,
     };
   }
 
@@ -161,13 +186,30 @@ export class Session {
   }
 
   private onExit(exit: ProcessExit): void {
+    const level = exit.requested || exit.exitCode === 0 ? 'info' : 'warn';
+    this.log_[level]({ exitCode: exit.exitCode, signal: exit.signal, requested: exit.requested }, 'agent process exited');
     this.apply(this.normalizer.processExited(exit));
     this.handle = undefined;
+    this.policy.clear();
+  }
+
+  /** A reply the daemon gives itself may race the client's or the turn's end: that is fine. */
+  private autoReply(send: () => Promise<void>, reason: string): void {
+    send().catch((err: unknown) => {
+      if (err instanceof ApiError && err.status < 500) return;
+      this.log_.warn({ err, reason }, 'automatic HITL reply failed');
+    });
   }
 
   private apply(events: Normalized[]): UniversalEvent[] {
-    if (events.length > 0) this.updatedAt = this.deps.clock.now();
-    return events.map((n) => this.log.append(n.event, n.raw, n.nativeSessionId));
+    if (events.length === 0) return [];
+    this.updatedAt = this.deps.clock.now();
+    return events.map((n) => {
+      const event = this.log.append(n.event, n.raw, n.nativeSessionId);
+      if (event.type === 'session.ended') this.endedAt = this.updatedAt;
+      this.policy.observe(event);
+      return event;
+    });
   }
 }
 

@@ -31,6 +31,9 @@ async function startMock(options: StartOptions, sink: AgentSink, limits: Process
       env: options.env,
       maxLineChars: limits.maxLineChars,
       killGraceMs: limits.killGraceMs,
+      stderrHeadLines: limits.stderrHeadLines,
+      stderrTailLines: limits.stderrTailLines,
+      onStderrLine: (line) => options.logger.debug({ stderr: line }, 'agent stderr'),
     },
     (line) => {
       const message = parseNativeLine(line.text, line.truncated);

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, flagHelp, loadConfig, OPTIONS, redacted } from '../src/config.js';
+
+describe('loadConfig', () => {
+  it('takes flags over AGENTWIRE_* env over defaults', () => {
+    expect(loadConfig([], {})).toMatchObject({ host: '127.0.0.1', port: 2468, maxSessions: 100, permissionPolicy: 'ask' });
+    expect(loadConfig([], { AGENTWIRE_PORT: '9000' }).port).toBe(9000);
+    expect(loadConfig(['--port', '9001'], { AGENTWIRE_PORT: '9000' }).port).toBe(9001);
+    expect(loadConfig(['--port=9002']).port).toBe(9002);
+  });
+
+  it('accepts LOG_LEVEL, with AGENTWIRE_LOG_LEVEL winning', () => {
+    expect(loadConfig([], { LOG_LEVEL: 'debug' }).logLevel).toBe('debug');
+    expect(loadConfig([], { LOG_LEVEL: 'debug', AGENTWIRE_LOG_LEVEL: 'warn' }).logLevel).toBe('warn');
+  });
+
+  it('repeats list flags and splits list env vars on commas', () => {
+    expect(loadConfig(['--cors-origin', 'https://a.test', '--cors-origin', 'https://b.test']).corsOrigins).toEqual(['https://a.test', 'https://b.test']);
+    expect(loadConfig([], { AGENTWIRE_CORS_ORIGIN: 'https://a.test, https://b.test' }).corsOrigins).toEqual(['https://a.test', 'https://b.test']);
+    expect(loadConfig([]).corsOrigins).toEqual([]);
+  });
+
+  it('stops with one clear line naming the flag and its variable', () => {
+    expect(() => loadConfig(['--port', 'eighty'])).toThrow(ConfigError);
+    expect(() => loadConfig(['--port', 'eighty'])).toThrow(/^--port \(AGENTWIRE_PORT\): /);
+    expect(() => loadConfig(['--max-sessions', '0'])).toThrow(/--max-sessions/);
+    expect(() => loadConfig(['--permission-policy', 'maybe'])).toThrow(/--permission-policy/);
+    expect(() => loadConfig(['--bogus', '1'])).toThrow(/unknown flag --bogus/);
+    expect(() => loadConfig(['--port'])).toThrow(/needs a value/);
+    expect(() => loadConfig(['serve'])).toThrow(/unexpected argument/);
+    expect(() => loadConfig(['--token', 'short'])).toThrow(/--token .*16 characters/);
+  });
+
+  it('refuses a non-loopback host without a token unless --no-token is explicit', () => {
+    expect(() => loadConfig(['--host', '0.0.0.0'])).toThrow(/--token .*--no-token/);
+    expect(loadConfig(['--host', '0.0.0.0', '--token', 'a-long-enough-token']).host).toBe('0.0.0.0');
+    expect(loadConfig(['--host', '0.0.0.0', '--no-token']).noToken).toBe(true);
+    expect(loadConfig(['--host', '0.0.0.0'], { AGENTWIRE_NO_TOKEN: '1' }).noToken).toBe(true);
+    expect(loadConfig(['--host', '127.0.0.2']).host).toBe('127.0.0.2');
+    expect(loadConfig(['--host', '::1']).host).toBe('::1');
+  });
+
+  it('redacts the token in the logged config', () => {
+    const config = loadConfig(['--token', 'a-long-enough-token']);
+    expect(redacted(config).token).toBe('[redacted]');
+    expect(JSON.stringify(redacted(config))).not.toContain('a-long-enough-token');
+  });
+
+  it('documents every option with its variable and default in --help', () => {
+    const help = flagHelp();
+    for (const o of Object.values(OPTIONS)) {
+      expect(help).toContain(`--${o.flag}`);
+      expect(help).toContain(`AGENTWIRE_${o.env}`);
+    }
+    expect(help).toMatch(/--port <v>\s+listen port .*\(default: 2468\)/);
+  });
+});
