@@ -1,6 +1,8 @@
-# agentwire in a container: the daemon listens on all interfaces of the container on 2468.
-# Build: docker build -t agentwire .   Run: docker run -p 2468:2468 agentwire
-FROM node:20-bookworm-slim AS build
+# agentwire in a container. Build: docker build -t agentwire .
+# Run:   docker run -p 2468:2468 -e AGENTWIRE_TOKEN=$(openssl rand -hex 24) agentwire
+# In the container the daemon binds 0.0.0.0, which it refuses to do without AGENTWIRE_TOKEN
+# (or an explicit AGENTWIRE_NO_TOKEN=1). See docs/deploy.md.
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -8,15 +10,24 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
-# tini as PID 1 reaps orphaned grandchildren of agents (node as PID 1 would leave them as zombies).
+FROM node:24-bookworm-slim
+# tini as PID 1 forwards signals and reaps orphaned grandchildren of agents, which node as PID 1
+# would leave as zombies.
 RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-ENV NODE_ENV=production
+ENV NODE_ENV=production \
+    AGENTWIRE_HOST=0.0.0.0 \
+    AGENTWIRE_PORT=2468
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json openapi.json ./
 COPY bin ./bin
+# Agents run as this user too, with its home as their config and cache directory.
+RUN useradd --create-home --uid 10001 agentwire && mkdir -p /workspace && chown agentwire /workspace
+USER agentwire
+WORKDIR /workspace
 EXPOSE 2468
-ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "bin/agentwire.js", "server", "--host", "0.0.0.0", "--port", "2468"]
+HEALTHCHECK --interval=15s --timeout=3s --start-period=5s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.AGENTWIRE_PORT||2468)+'/v1/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/bin/agentwire.js"]
+CMD ["server"]

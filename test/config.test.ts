@@ -55,3 +55,14 @@ describe('loadConfig', () => {
     expect(help).toMatch(/--port <v>\s+listen port .*\(default: 2468\)/);
   });
 });
+
+describe('docs/configuration.md', () => {
+  it('lists every option with its variable', async () => {
+    const { readFileSync } = await import('node:fs');
+    const doc = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
+    for (const o of Object.values(OPTIONS)) {
+      expect(doc).toContain(`\`--${o.flag}`);
+      expect(doc).toContain(`\`AGENTWIRE_${o.env}\``);
+    }
+  });
+});
