@@ -1,6 +1,6 @@
 // buildApp(deps): the whole daemon as an un-listened Fastify instance (design rule 7). Tests call
 // it with a fixed clock and counter ids and use inject(); main.ts listens.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { createRegistry, type AgentRegistry } from './agents/registry.js';
 import { Config } from './config.js';
 import { ApiError } from './errors.js';
@@ -46,6 +46,13 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     clientErrorHandler: answerClientError,
     // While draining, our own hook answers (problem+json, and health says "draining").
     return503OnClosing: false,
+    // Session ids may be 128 characters; longer ones get a 400 from validation, not a 414.
+    routerOptions: { maxParamLength: 256 },
+    // Errors Fastify raises before routing (a bad percent-escape, an over-long path parameter).
+    frameworkErrors: (error, _req, reply) => {
+      const problem = new ApiError('invalid_request', `The request URL is not valid: ${error.message}`);
+      void (reply as FastifyReply).code(problem.status).type('application/problem+json').send(problem.toProblem());
+    },
   });
   const registry = deps.registry ?? createRegistry(config);
   const sessions = new SessionManager({
@@ -73,9 +80,9 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(text));
+      done(null, JSON.parse(text, refusePoison));
     } catch (err) {
-      done(new ApiError('malformed_json', `The body is not valid JSON: ${(err as Error).message}`), undefined);
+      done(err instanceof ApiError ? err : new ApiError('malformed_json', `The body is not valid JSON: ${(err as Error).message}`), undefined);
     }
   });
   app.removeContentTypeParser('text/plain'); // Fastify's default would let text bodies reach validation (400, not 415)
@@ -98,4 +105,12 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     await sessions.closeAll();
   });
   return { app, sessions, config };
+}
+
+/** JSON reviver refusing the keys of prototype-poisoning payloads (as Fastify's own parser does). */
+function refusePoison(key: string, value: unknown): unknown {
+  if (key === '__proto__' || (key === 'constructor' && typeof value === 'object' && value !== null && 'prototype' in value)) {
+    throw new ApiError('invalid_request', 'The body must not contain __proto__ or constructor.prototype keys.');
+  }
+  return value;
 }

@@ -26,9 +26,9 @@ export function loggerOptions(level: string, stream?: { write(line: string): voi
   };
 }
 
-export function requestIdOptions(ids: IdGenerator): Pick<FastifyServerOptions, 'genReqId' | 'requestIdLogLabel'> {
+/** Request log lines carry the id as `reqId` (Fastify's label). */
+export function requestIdOptions(ids: IdGenerator): Pick<FastifyServerOptions, 'genReqId'> {
   return {
-    requestIdLogLabel: 'requestId',
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : ids.next('req');

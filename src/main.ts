@@ -45,7 +45,7 @@ export async function main(argv: string[]): Promise<void> {
     await app.close();
     process.exit(0);
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  // SIGHUP too: a closed terminal would otherwise kill the daemon without ending its agents.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
   await app.listen({ host: config.host, port: config.port });
 }

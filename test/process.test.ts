@@ -118,3 +118,28 @@ describe('ChildProcess', () => {
     await expect(child.writeLine('x')).rejects.toThrow(/not running/);
   });
 });
+
+describe('ChildProcess and what the agent leaves behind', () => {
+  const opts = { cwd: process.cwd(), env: {}, maxLineChars: 1000, killGraceMs: 500 };
+
+  it('reports the exit even while a child it left outside its group holds stdout and stderr', async () => {
+    const got: string[] = [];
+    // setsid puts the sleep in its own session: the group kill cannot reach it, and it keeps
+    // both pipes open. The agent's exit must still be reported, promptly.
+    const child = new ChildProcess({ ...opts, command: 'sh', args: ['-c', 'echo bye; setsid sleep 5 & exit 3'] }, (l) => got.push(l.text));
+    const started = Date.now();
+    const exit = await child.exited;
+    expect(exit.exitCode).toBe(3);
+    expect(got).toEqual(['bye']);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('kills a background child that holds stderr, once the agent exits', async () => {
+    const got: string[] = [];
+    const child = new ChildProcess({ ...opts, command: 'sh', args: ['-c', 'sleep 30 >/dev/null & echo $!; exit 0'] }, (l) => got.push(l.text));
+    const exit = await child.exited;
+    expect(exit.exitCode).toBe(0);
+    const orphan = Number(got[0]);
+    await waitFor(() => !alive(orphan), 2000, 'the background sleep to be killed with the group');
+  });
+});

@@ -157,7 +157,7 @@ describe('health, request ids and logs', () => {
     await app.app.inject({ method: 'POST', url: '/v1/sessions/s1', headers: { ...auth, 'content-type': 'application/json' }, payload: '{"agent":"mock"}' });
     await app.app.inject({ method: 'GET', url: `/v1/sessions/s1/events/sse?token=${TOKEN}&offset=999` });
     const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(records.some((r) => typeof r.requestId === 'string')).toBe(true);
+    expect(records.some((r) => typeof r.reqId === 'string')).toBe(true);
     expect(records.some((r) => r.sessionId === 's1' && r.agent === 'mock' && r.msg === 'session started')).toBe(true);
     expect(lines.join('\n')).not.toContain(TOKEN);
     expect(lines.join('\n')).toContain('token=[redacted]');

@@ -65,9 +65,8 @@ export function openSubscriber(
 function lastEventId(header: string | string[] | undefined): number | undefined {
   const value = Array.isArray(header) ? header[0] : header;
   if (value === undefined || value.trim() === '') return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) {
+  if (!/^\d{1,15}$/.test(value.trim())) {
     throw new ApiError('invalid_request', `Last-Event-ID must be an event sequence number, got '${value}'.`);
   }
-  return n;
+  return Number(value.trim());
 }

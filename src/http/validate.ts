@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { ApiError } from '../errors.js';
 
 export function parse<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | 'query' | 'path'): z.infer<S> {
-  const result = schema.safeParse(value ?? (where === 'body' ? undefined : {}));
+  const result = schema.safeParse(where === 'body' ? value : (value ?? {}));
   if (result.success) return result.data;
   const errors = result.error.issues.map((i) => ({ path: [where, ...i.path.map(String)].join('.'), message: i.message }));
   const detail =

@@ -31,6 +31,10 @@ export interface ChildExit {
   killed: boolean;
 }
 
+/** How long stdout may stay open after the agent exited (held by something outside its group). */
+const PIPE_DRAIN_MS = 1_000;
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
 /** Every live process group, so a daemon that exits for any reason can still take them along. */
 const liveGroups = new Set<number>();
 process.once('exit', () => {
@@ -67,15 +71,23 @@ export class ChildProcess {
     if (pid !== undefined) liveGroups.add(pid);
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
     const stdoutDone = readLines(child.stdout!, options.maxLineChars, onLine);
+    // The process's own exit, not the end of its pipes: a child it left behind (an MCP server
+    // sharing its stderr, a `setsid` daemon) can hold them open forever.
+    const exitEvent = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     this.exited = (async () => {
-      const result = await child;
-      await stdoutDone; // every line the child printed is delivered before its exit
-      this.done = true;
+      await Promise.race([exitEvent, child.then(() => undefined)]);
       if (pid !== undefined) {
         // The leader is gone; make sure nothing it started lingers in its group.
         signalGroup(pid, 'SIGKILL');
         liveGroups.delete(pid);
       }
+      // Every line the child printed is delivered before its exit, unless something outside the
+      // group keeps the pipe open: then give up on the rest after a moment.
+      await Promise.race([stdoutDone, delay(PIPE_DRAIN_MS)]);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      const result = await child;
+      this.done = true;
       const exitCode = typeof result.exitCode === 'number' ? result.exitCode : null;
       const signal = typeof result.signal === 'string' ? result.signal : null;
       const spawnError = result.failed && exitCode === null && signal === null ? result.originalMessage : undefined;

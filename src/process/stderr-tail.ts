@@ -17,10 +17,16 @@ export class StderrTail {
     private readonly onLine?: (line: string) => void,
   ) {}
 
+  /** Real length of the unterminated line, whose kept text is cut short. */
+  private partialLength = 0;
+
   push(chunk: string): void {
     const parts = (this.partial + chunk).split('\n');
-    this.partial = (parts.pop() ?? '').slice(0, MAX_LINE_CHARS * 2);
-    for (const line of parts) this.line(line);
+    const last = parts.pop() ?? '';
+    const firstLength = this.partialLength + (parts.length > 0 ? parts[0]!.length - this.partial.length : 0);
+    this.partialLength = parts.length > 0 ? last.length : this.partialLength + chunk.length;
+    this.partial = last.slice(0, MAX_LINE_CHARS + 1);
+    parts.forEach((line, i) => this.line(line, i === 0 ? firstLength : line.length));
   }
 
   /** Lines seen so far, including an unterminated last one. */
@@ -30,8 +36,9 @@ export class StderrTail {
 
   output(): StderrOutput {
     if (this.partial) {
-      this.line(this.partial);
+      this.line(this.partial, this.partialLength);
       this.partial = '';
+      this.partialLength = 0;
     }
     const kept = this.head.length + this.tail.length;
     if (this.total <= kept) {
@@ -40,9 +47,9 @@ export class StderrTail {
     return { head: this.head.join('\n'), tail: this.tail.join('\n'), truncated: true, total_lines: this.total };
   }
 
-  private line(raw: string): void {
+  private line(raw: string, length: number): void {
     const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    const line = text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}… [${text.length} chars]` : text;
+    const line = length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}… [${length} chars]` : text;
     this.total++;
     this.onLine?.(line);
     if (this.head.length < this.headLines) {

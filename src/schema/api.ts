@@ -74,19 +74,22 @@ export const SessionList = z.object({ sessions: z.array(SessionInfo) }).openapi(
 
 export const Attachment = z
   .object({ path: z.string().min(1), mime: z.string().optional(), filename: z.string().optional() })
+  .strict()
   .openapi('Attachment');
 export type Attachment = z.infer<typeof Attachment>;
 
 export const MessageRequest = z
   .object({ message: z.string().min(1), attachments: z.array(Attachment).max(64).optional() })
+  .strict()
   .openapi('MessageRequest');
 export type MessageRequest = z.infer<typeof MessageRequest>;
 
 export const PermissionReply = z.enum(['once', 'always', 'reject']);
 export type PermissionReply = z.infer<typeof PermissionReply>;
-export const PermissionReplyRequest = z.object({ reply: PermissionReply }).openapi('PermissionReplyRequest');
+export const PermissionReplyRequest = z.object({ reply: PermissionReply }).strict().openapi('PermissionReplyRequest');
 export const QuestionReplyRequest = z
   .object({ answers: z.array(z.array(z.string())) })
+  .strict()
   .openapi('QuestionReplyRequest', { description: 'One array of chosen answers per question asked' });
 
 // Query strings: both the spec's snake_case and the reference client's camelCase are accepted.
@@ -94,14 +97,20 @@ const boolish = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0'])])
   .transform((v) => v === true || v === 'true' || v === '1');
 
+/** A non-negative decimal integer, exactly (no '', '0x10', '1e3' or repeated parameters). */
+export const Cursor = z
+  .string()
+  .regex(/^\d{1,15}$/, 'must be a non-negative integer')
+  .transform(Number);
+
 export const EventsQuery = z.object({
-  offset: z.coerce.number().int().min(0).optional(),
-  limit: z.coerce.number().int().min(1).max(10_000).optional(),
+  offset: Cursor.optional(),
+  limit: Cursor.pipe(z.number().min(1).max(10_000)).optional(),
   include_raw: boolish.optional(),
   includeRaw: boolish.optional(),
 });
 export const StreamQuery = z.object({
-  offset: z.coerce.number().int().min(0).optional(),
+  offset: Cursor.optional(),
   include_raw: boolish.optional(),
   includeRaw: boolish.optional(),
   abort_on_disconnect: boolish.optional(),

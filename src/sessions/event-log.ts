@@ -80,7 +80,7 @@ export class EventLog {
       data: pending.data,
       raw: null,
     } as UniversalEvent;
-    const json = JSON.stringify(event);
+    const json = serializeEnvelope(event);
     const rawJson = raw === null || raw === undefined ? 'null' : safeJson(raw);
     const entry: Entry = { json, rawJson, bytes: json.length + rawJson.length };
     this.entries.push(entry);
@@ -166,6 +166,25 @@ function safeJson(value: unknown): string {
   try {
     return JSON.stringify(value) ?? 'null';
   } catch {
-    return JSON.stringify(String(value));
+    // Cycles, BigInts or absurd depth: the log must still take the event (String() of such a
+    // value can throw too, so no attempt is made to describe it further).
+    return '"[unserializable raw payload]"';
+  }
+}
+
+/** The envelope as JSON; if its data cannot be serialized, the event becomes an error saying so. */
+function serializeEnvelope(event: UniversalEvent): string {
+  try {
+    return JSON.stringify(event);
+  } catch (err) {
+    const replaced = {
+      ...event,
+      source: 'daemon',
+      synthetic: true,
+      type: 'error',
+      data: { message: `a ${event.type} event could not be serialized: ${(err as Error).message}`, code: 'unserializable_event' },
+    };
+    Object.assign(event, replaced);
+    return JSON.stringify(replaced);
   }
 }

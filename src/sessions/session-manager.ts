@@ -30,6 +30,8 @@ export class SessionManager {
   private readonly reserved = new Set<string>();
   /** Ended sessions a pending create will replace once it succeeds. */
   private readonly claimed = new Set<string>();
+  /** Agents being started: shutdown waits for them so it can end them too. */
+  private readonly starting = new Set<Promise<void>>();
   private closing = false;
 
   private readonly sweeper: NodeJS.Timeout | undefined;
@@ -69,7 +71,18 @@ export class SessionManager {
     try {
       const cwd = await resolveCwd(request.cwd, this.options.baseDir);
       const session = new Session(id, { ...request, cwd }, driver, this.options);
-      await session.start();
+      const starting = session.start();
+      this.starting.add(starting);
+      try {
+        await starting;
+      } finally {
+        this.starting.delete(starting);
+      }
+      if (this.closing) {
+        // Shutdown began while the agent was starting: it must not outlive the daemon.
+        await session.terminate();
+        throw new ApiError('shutting_down', 'The daemon is shutting down; no new sessions.');
+      }
       // Only a create that succeeded costs an ended session its place.
       if (victim !== undefined) this.sessions.delete(victim);
       this.sessions.set(id, session);
@@ -102,6 +115,7 @@ export class SessionManager {
   async closeAll(): Promise<void> {
     this.closing = true;
     if (this.sweeper) clearInterval(this.sweeper);
+    await Promise.allSettled([...this.starting]);
     await Promise.allSettled([...this.sessions.values()].map((s) => s.terminate()));
     // Streams end only after session.ended reached them, so clients see why.
     for (const s of this.sessions.values()) s.log.close();

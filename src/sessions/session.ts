@@ -182,7 +182,13 @@ export class Session {
       // A converter must never throw (design rule 1); if one does, the stream says so instead of dying.
       drafts = [{ type: 'agent.unparsed' as const, data: { error: `converter threw: ${(err as Error).message}`, location: `${this.driver.id}.convert` } }];
     }
-    this.apply(this.normalizer.agent(drafts, message));
+    try {
+      this.apply(this.normalizer.agent(drafts, message));
+    } catch (err) {
+      // Last line of defence: this runs in a stdout data callback, where a throw would be an
+      // uncaught exception and take every other session down with the daemon.
+      this.log_.error({ err }, 'failed to log an agent message');
+    }
   }
 
   private onExit(exit: ProcessExit): void {

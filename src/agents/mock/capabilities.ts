@@ -14,7 +14,7 @@ export const mockCapabilities: Capabilities = {
   sessionLifecycle: true,
   errorEvents: true,
   reasoning: true,
-  commandExecution: false,
+  commandExecution: true,
   fileChanges: true,
   mcpTools: false,
   streamingDeltas: true,

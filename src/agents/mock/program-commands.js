@@ -1,6 +1,7 @@
 // What the mock does for each prompt. Every command ends its turn with `done` (or deliberately
 // without: crash, end), so the daemon's turn handling is exercised on every path.
 
+import { shell } from './program-shell.js';
 import { HELP, MARKDOWN, NOTES_PATCH_DIFF, NOTES_WRITE_DIFF } from './program-texts.js';
 
 /** @typedef {import('./program-turn.js').Turn} Turn */
@@ -69,6 +70,7 @@ const COMMANDS = new Map([
   ['markdown', (turn) => (turn.reply(MARKDOWN), turn.done())],
   ['image', (turn) => (turn.reply('Here is an image.', { after: [picture(turn)] }), turn.done())],
   ['echo', (turn, _arg, text) => (turn.reply(text.trimStart().slice(4).replace(/^\s/, '')), turn.done())],
+  ['shell', (turn, arg) => shell(turn, arg)],
   [
     'demo',
     (turn) => {

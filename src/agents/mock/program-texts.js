@@ -18,6 +18,7 @@ export const HELP = [
   'unparsed - print one line that is not JSON',
   'end - say goodbye and exit 0',
   'echo X - reply with exactly X',
+  'shell CMD - run CMD with sh -c as a shell tool call and report its output',
   'crash [N] - print N lines to stderr and exit 3 (default 5)',
   'slow [N] - N chunks, 100 ms apart (default 10)',
   'flood [N] - N chunks as fast as stdout takes them (default 1000)',

@@ -52,6 +52,8 @@ export class Turn {
   pending = null;
   /** @type {Set<NodeJS.Timeout>} */
   timers = new Set();
+  /** @type {Set<() => void>} */
+  aborts = new Set();
 
   /**
    * @param {MockSession} session
@@ -133,6 +135,23 @@ export class Turn {
     this.timers.add(timer);
   }
 
+  /**
+   * Runs `fn` if the turn is interrupted or stopped before the returned function is called: how
+   * work outside the turn (a tool's child process) is cancelled with it. On interrupt the turn is
+   * still active while `fn` runs, so it may report; on stop (crash, exit) it may not.
+   * @param {() => void} fn
+   */
+  onAbort(fn) {
+    this.aborts.add(fn);
+    return () => void this.aborts.delete(fn);
+  }
+
+  abort() {
+    const fns = [...this.aborts];
+    this.aborts.clear();
+    for (const fn of fns) fn();
+  }
+
   /** @param {Pending} pending */
   wait(pending) {
     this.pending = pending;
@@ -150,6 +169,7 @@ export class Turn {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.pending = null;
+    this.abort();
     if (this.open !== null) {
       const { id, role, text } = this.open;
       this.open = null;
@@ -164,6 +184,7 @@ export class Turn {
     this.timers.clear();
     this.pending = null;
     this.active = false;
+    this.abort();
     this.onEnd();
   }
 }

@@ -146,8 +146,11 @@ function handle(message) {
   }
 }
 
-// The reader went away: nobody is left to tell anything.
-process.stdout.on('error', () => process.exit(0));
+// The reader went away: nobody is left to tell anything, but a running tool must not outlive us.
+process.stdout.on('error', () => {
+  current?.stop();
+  process.exit(0);
+});
 
 io.write({ type: 'ready', session: sessionId(), model, cwd: session.cwd, pid: process.pid });
 
