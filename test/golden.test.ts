@@ -70,7 +70,11 @@ function isAction(value: unknown): value is DaemonAction {
   return typeof value === 'object' && value !== null && '$daemon' in value;
 }
 
-const agents = existsSync(root) ? readdirSync(root).filter((d) => AgentId.safeParse(d).success) : [];
+// Agents whose converter exists have <case>.jsonl + .events.json pairs at the top of their folder;
+// recorded transcripts waiting for a converter live in <agent>/recorded/ and are not walked here.
+const agents = existsSync(root)
+  ? readdirSync(root).filter((d) => AgentId.safeParse(d).success && readdirSync(join(root, d)).some((f) => f.endsWith('.jsonl')))
+  : [];
 
 describe.each(agents)('golden fixtures: %s', (agent) => {
   const dir = join(root, agent);
