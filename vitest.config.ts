@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Installs the pinned agent CLIs once (reused when present): the real-CLI tests need them.
+    globalSetup: ['test/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Tests spawn real agent processes; two cores are shared between workers and children.

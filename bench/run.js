@@ -1,106 +1,194 @@
-// `npm run bench`: measures the daemon where users feel it and prints `name: value` lines.
-// Run on an idle machine and compare ratios within one run; absolute numbers move between runs.
+// `npm run bench`: the daemon measured where users feel it, as a separate process, with readers
+// and load in their own processes. Prints `name: value` lines (see docs/performance.md). Loopback
+// only; every loop is bounded in count and time. Takes about two minutes.
+import { fork } from 'node:child_process';
 import http from 'node:http';
-import { buildApp } from '../dist/app.js';
-import { EventLog } from '../dist/sessions/event-log.js';
-import { counterIds, systemClock } from '../dist/util/deps.js';
+import { fileURLToPath } from 'node:url';
+import { api, rssMb, startDaemon } from './daemon.js';
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const print = (name, value, unit) => console.log(`${name}: ${typeof value === 'number' ? +value.toFixed(2) : value}${unit ? ` ${unit}` : ''}`);
+const here = (f) => fileURLToPath(new URL(f, import.meta.url));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
+};
+const print = (name, value) => console.log(`${name}: ${Number.isFinite(value) ? +value.toFixed(2) : value}`);
 
-function benchLogAppend() {
-  const log = new EventLog('bench', { maxEvents: 100_000, maxBytes: 1 << 30 }, counterIds(), systemClock);
-  const n = 200_000;
-  const started = performance.now();
-  for (let i = 0; i < n; i++) {
-    log.append({ type: 'item.delta', source: 'agent', synthetic: false, data: { item_id: 'itm_1', native_item_id: 'msg_1', delta: 'x' } }, { type: 'text', id: 'msg_1', chunk: 'x' });
+function child(script, args) {
+  const proc = fork(here(script), args.map(String), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+  const next = () =>
+    new Promise((resolve, reject) => {
+      proc.once('message', (m) => (m.error ? reject(new Error(m.error)) : resolve(m)));
+      proc.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
+    });
+  return { proc, next, stop: () => proc.kill('SIGKILL') };
+}
+
+async function coldStart() {
+  const times = [];
+  let idle = NaN;
+  for (let i = 0; i < 7; i++) {
+    const t = performance.now();
+    const d = await startDaemon();
+    for (;;) {
+      const ok = await fetch(`${d.url}/v1/health`).then((r) => r.ok, () => false);
+      if (ok) break;
+      await sleep(2);
+    }
+    times.push(performance.now() - t);
+    if (i === 0) {
+      await sleep(1000);
+      idle = rssMb(d.pid);
+    }
+    await d.stop();
   }
-  print('log_append_events_per_s', n / ((performance.now() - started) / 1000));
+  print('coldstart_ms', pct(times, 50));
+  print('idle_rss_mb', idle);
+}
+
+async function healthLoad(d) {
+  const load = child('load.js', [`${d.url}/v1/health`, 50, 10]);
+  const { latencies, seconds } = await load.next();
+  load.stop();
+  print('health_rps', latencies.length / seconds);
+  print('health_p50_ms', pct(latencies, 50));
+  print('health_p99_ms', pct(latencies, 99));
+}
+
+async function session(d, id, extra = {}) {
+  await api(d.url, 'POST', `/v1/sessions/${id}`, { agent: 'mock', ...extra });
+  return id;
+}
+const lastSequence = async (d, id) => (await api(d.url, 'GET', `/v1/sessions/${id}`)).eventCount;
+async function untilIdle(d, id, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  while ((await api(d.url, 'GET', `/v1/sessions/${id}`)).status !== 'idle') {
+    if (Date.now() > deadline) throw new Error(`${id} did not become idle`);
+    await sleep(20);
+  }
+}
+
+async function throughput(d) {
+  const id = await session(d, 'throughput');
+  const n = 200_000;
+  const after = await lastSequence(d, id);
+  // flood N gives N deltas plus turn.started, the user message (3), item.started, item.completed, turn.ended.
+  const reader = child('readers.js', [`${d.url}/v1/sessions/${id}/events/sse?offset=${after}`, 1, 'throughput', n + 7]);
+  await reader.next();
+  await api(d.url, 'POST', `/v1/sessions/${id}/messages`, { message: `flood ${n} stamped` });
+  const { latencies, events, seconds } = await reader.next();
+  reader.stop();
+  print('throughput_events_per_s', events / seconds);
+  print('added_latency_p50_ms', pct(latencies, 50));
+  print('added_latency_p99_ms', pct(latencies, 99));
+  await api(d.url, 'DELETE', `/v1/sessions/${id}`);
+}
+
+async function fanout(d, n) {
+  const id = await session(d, `fanout-${n}`);
+  const after = await lastSequence(d, id);
+  const per = 1250;
+  const readers = [];
+  for (let left = n; left > 0; left -= per) {
+    readers.push(child('readers.js', [`${d.url}/v1/sessions/${id}/events/sse?offset=${after}`, Math.min(per, left), 'fanout']));
+  }
+  await Promise.all(readers.map((r) => r.next()));
+  await sleep(300);
+  print(`rss_mb_${n}`, rssMb(d.pid));
+  const results = readers.map((r) => r.next());
+  await api(d.url, 'POST', `/v1/sessions/${id}/messages`, { message: 'flood 1 stamped' });
+  const latencies = (await Promise.all(results)).flatMap((r) => r.latencies);
+  readers.forEach((r) => r.stop());
+  print(`fanout_${n}_p50_ms`, pct(latencies, 50));
+  print(`fanout_${n}_p99_ms`, pct(latencies, 99));
+  await api(d.url, 'DELETE', `/v1/sessions/${id}`);
+  await sleep(300);
+}
+
+async function idleConnections(d) {
+  await sleep(500);
+  const before = rssMb(d.pid);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  await Promise.all(
+    Array.from({ length: 1000 }, () => new Promise((resolve, reject) => http.get(`${d.url}/v1/health`, { agent }, (res) => res.resume().on('end', resolve)).on('error', reject))),
+  );
+  await sleep(500);
+  print('rss_per_idle_conn_kb', ((rssMb(d.pid) - before) * 1024) / 1000);
+  agent.destroy();
+}
+
+async function turnLatency(d) {
+  const id = await session(d, 'turns');
+  const times = [];
+  for (let i = 0; i < 300; i++) {
+    const t = performance.now();
+    await new Promise((resolve, reject) => {
+      const req = http.request(`${d.url}/v1/sessions/${id}/messages/stream`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' } }, (res) => {
+        res.setEncoding('utf8');
+        let seen = false;
+        res.on('data', () => {
+          if (!seen) times.push(performance.now() - t);
+          seen = true;
+        });
+        res.on('end', resolve);
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ message: 'Reply with exactly the single word OK.' }));
+    });
+  }
+  print('turn_first_event_p50_ms', pct(times, 50));
+  print('turn_first_event_p99_ms', pct(times, 99));
+}
+
+async function memoryGrowth() {
+  // A log cap well under 10k turns' worth of events, so the log stops growing early and what
+  // remains is the daemon's own per-turn memory.
+  const d = await startDaemon(['--max-events-per-session', '5000']);
+  const id = await session(d, 'growth');
+  let at2k = NaN;
+  for (let i = 1; i <= 10_000; i++) {
+    await api(d.url, 'POST', `/v1/sessions/${id}/messages`, { message: 'Reply with exactly the single word OK.' });
+    await untilIdle(d, id);
+    if (i === 2_000) at2k = rssMb(d.pid);
+  }
+  print('memory_growth_mb_10k_turns', rssMb(d.pid) - at2k);
+  await d.stop();
+}
+
+async function poll(d) {
+  const id = await session(d, 'poll');
+  await api(d.url, 'POST', `/v1/sessions/${id}/messages`, { message: 'flood 100000' });
+  await untilIdle(d, id);
+  for (const [name, query] of [['poll_events_ms', ''], ['poll_events_raw_ms', '&include_raw=true'], ['poll_events_10k_ms', '&limit=10000'], ['poll_events_10k_raw_ms', '&limit=10000&include_raw=true']]) {
+    const times = [];
+    for (let i = 0; i < 7; i++) {
+      const t = performance.now();
+      await fetch(`${d.url}/v1/sessions/${id}/events?offset=0${query}`).then((r) => r.arrayBuffer());
+      times.push(performance.now() - t);
+    }
+    print(name, pct(times, 50));
+  }
 }
 
 async function main() {
-  benchLogAppend();
-  const { app, sessions } = await buildApp({ logger: false });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.server.address();
-  const post = (path, body) =>
-    app.inject({ method: 'POST', url: path, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-
-  // Session start: spawning the mock process until it reports ready.
-  const starts = [];
-  for (let i = 0; i < 10; i++) {
-    const t = performance.now();
-    const res = await post(`/v1/sessions/start-${i}`, { agent: 'mock' });
-    if (res.statusCode !== 200) throw new Error(res.body);
-    starts.push(performance.now() - t);
-    await sessions.delete(`start-${i}`);
+  const only = process.argv[2];
+  const started = Date.now();
+  if (!only || only === 'cold') await coldStart();
+  // One session serves up to 5,000 readers here; the default subscriber cap is 64.
+  const d = await startDaemon(['--max-subscribers', '10000']);
+  try {
+    if (!only || only === 'health') await healthLoad(d);
+    if (!only || only === 'throughput') await throughput(d);
+    const sizes = process.env.BENCH_FANOUT ? process.env.BENCH_FANOUT.split(',').map(Number) : [100, 1000, 5000];
+    if (!only || only === 'fanout') for (const n of sizes) await fanout(d, n);
+    if (!only || only === 'idle') await idleConnections(d);
+    if (!only || only === 'turns') await turnLatency(d);
+    if (!only || only === 'poll') await poll(d);
+  } finally {
+    await d.stop();
   }
-  print('session_create_median_ms', median(starts));
-
-  // Time to first delta of a short turn, and the whole turn, on a warm session.
-  await post('/v1/sessions/latency', { agent: 'mock' });
-  const session = sessions.get('latency');
-  const firsts = [];
-  const turns = [];
-  for (let i = 0; i < 30; i++) {
-    const t = performance.now();
-    const times = await new Promise((resolve) => {
-      let first;
-      const stop = session.log.listen((e) => {
-        if (e.type === 'item.delta' && e.source === 'agent' && first === undefined) first = performance.now() - t;
-        if (e.type === 'turn.ended') {
-          stop();
-          resolve([first, performance.now() - t]);
-        }
-      });
-      post('/v1/sessions/latency/messages', { message: 'Reply with exactly the single word OK.' });
-    });
-    firsts.push(times[0]);
-    turns.push(times[1]);
-  }
-  print('turn_first_delta_median_ms', median(firsts));
-  print('turn_total_median_ms', median(turns));
-
-  // Throughput: native lines → universal events, with one SSE subscriber reading over a socket.
-  await post('/v1/sessions/flood', { agent: 'mock' });
-  const flood = sessions.get('flood');
-  const n = 50_000;
-  let frames = 0;
-  const sseDone = new Promise((resolve) => {
-    http.get({ host: '127.0.0.1', port, path: '/v1/sessions/flood/events/sse' }, (res) => {
-      let tail = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => {
-        const text = tail + chunk;
-        const parts = text.split('\n\n');
-        tail = parts.pop();
-        for (const p of parts) if (p.startsWith('id: ')) frames++;
-        if (text.includes('"type":"turn.ended"')) {
-          res.destroy();
-          resolve(performance.now());
-        }
-      });
-    });
-  });
-  await new Promise((r) => setTimeout(r, 100));
-  const t0 = performance.now();
-  const logged = new Promise((resolve) => {
-    const stop = flood.log.listen((e) => {
-      if (e.type === 'turn.ended') {
-        stop();
-        resolve(performance.now());
-      }
-    });
-  });
-  await post('/v1/sessions/flood/messages', { message: `flood ${n}` });
-  const tLogged = await logged;
-  const tSse = await sseDone;
-  print('flood_events', flood.log.lastSequence);
-  print('flood_logged_events_per_s', flood.log.lastSequence / ((tLogged - t0) / 1000));
-  print('flood_sse_delivered_events_per_s', frames / ((tSse - t0) / 1000));
-  print('rss_mb_after_flood', process.memoryUsage().rss / 1024 / 1024);
-
-  await app.close();
+  if (!only || only === 'growth') await memoryGrowth();
+  print('bench_seconds', (Date.now() - started) / 1000);
 }
 
 main().catch((err) => {

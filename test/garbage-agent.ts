@@ -157,7 +157,7 @@ export function createGarbageDriver(program: string, limits: GarbageLimits): Gar
 async function start(program: string, options: StartOptions, sink: AgentSink, limits: GarbageLimits): Promise<AgentHandle> {
   let markReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => (markReady = resolve));
-  const child = new ChildProcess(
+  const child = await ChildProcess.start(
     { command: process.execPath, args: [program], cwd: options.cwd, env: options.env, maxLineChars: limits.maxLineChars, killGraceMs: limits.killGraceMs },
     (line) => {
       const message = parseNativeLine(line.text, line.truncated);

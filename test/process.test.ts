@@ -82,7 +82,7 @@ describe('ChildProcess', () => {
 
   it('delivers every stdout line before the exit, with stderr head/tail and exit code', async () => {
     const got: string[] = [];
-    const child = new ChildProcess({ ...opts, command: 'sh', args: ['-c', 'echo one; echo two; echo oops >&2; exit 4'] }, (l) => got.push(l.text));
+    const child = await ChildProcess.start({ ...opts, command: 'sh', args: ['-c', 'echo one; echo two; echo oops >&2; exit 4'] }, (l) => got.push(l.text));
     const exit = await child.exited;
     expect(got).toEqual(['one', 'two']);
     expect(exit).toEqual({ exitCode: 4, signal: null, killed: false, stderr: { head: 'oops', truncated: false, total_lines: 1 } });
@@ -91,7 +91,7 @@ describe('ChildProcess', () => {
   it('kills the whole process group, grandchildren included', async () => {
     const got: string[] = [];
     // The shell starts a grandchild and prints its pid; both must be gone after kill().
-    const child = new ChildProcess({ ...opts, command: 'sh', args: ['-c', 'sleep 30 & echo $!; wait'] }, (l) => got.push(l.text));
+    const child = await ChildProcess.start({ ...opts, command: 'sh', args: ['-c', 'sleep 30 & echo $!; wait'] }, (l) => got.push(l.text));
     const grandchild = Number(await waitFor(() => got[0], 5000, 'grandchild pid'));
     expect(alive(grandchild)).toBe(true);
     const exit = await child.kill();
@@ -102,7 +102,7 @@ describe('ChildProcess', () => {
 
   it('escalates to SIGKILL when SIGTERM is ignored', async () => {
     const got: string[] = [];
-    const child = new ChildProcess({ ...opts, killGraceMs: 200, command: 'sh', args: ['-c', "trap '' TERM; echo ready; while true; do sleep 0.05; done"] }, (l) => got.push(l.text));
+    const child = await ChildProcess.start({ ...opts, killGraceMs: 200, command: 'sh', args: ['-c', "trap '' TERM; echo ready; while true; do sleep 0.05; done"] }, (l) => got.push(l.text));
     await waitFor(() => got[0] === 'ready', 5000, 'ready');
     const started = Date.now();
     const exit = await child.kill();
@@ -111,7 +111,7 @@ describe('ChildProcess', () => {
   });
 
   it('reports a command that cannot be spawned as an exit with the reason in stderr', async () => {
-    const child = new ChildProcess({ ...opts, command: '/nonexistent/agent', args: [] }, () => {});
+    const child = await ChildProcess.start({ ...opts, command: '/nonexistent/agent', args: [] }, () => {});
     const exit = await child.exited;
     expect(exit.exitCode).toBe(null);
     expect(exit.stderr.head).toMatch(/ENOENT/);
@@ -126,7 +126,7 @@ describe('ChildProcess and what the agent leaves behind', () => {
     const got: string[] = [];
     // setsid puts the sleep in its own session: the group kill cannot reach it, and it keeps
     // both pipes open. The agent's exit must still be reported, promptly.
-    const child = new ChildProcess({ ...opts, command: 'sh', args: ['-c', 'echo bye; setsid sleep 5 & exit 3'] }, (l) => got.push(l.text));
+    const child = await ChildProcess.start({ ...opts, command: 'sh', args: ['-c', 'echo bye; setsid sleep 5 & exit 3'] }, (l) => got.push(l.text));
     const started = Date.now();
     const exit = await child.exited;
     expect(exit.exitCode).toBe(3);
@@ -136,7 +136,7 @@ describe('ChildProcess and what the agent leaves behind', () => {
 
   it('kills a background child that holds stderr, once the agent exits', async () => {
     const got: string[] = [];
-    const child = new ChildProcess({ ...opts, command: 'sh', args: ['-c', 'sleep 30 >/dev/null & echo $!; exit 0'] }, (l) => got.push(l.text));
+    const child = await ChildProcess.start({ ...opts, command: 'sh', args: ['-c', 'sleep 30 >/dev/null & echo $!; exit 0'] }, (l) => got.push(l.text));
     const exit = await child.exited;
     expect(exit.exitCode).toBe(0);
     const orphan = Number(got[0]);

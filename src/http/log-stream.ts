@@ -31,6 +31,7 @@ export class LogStream {
   private stopAt = Infinity;
   private waitingDrain = false;
   private started = false;
+  private corked = false;
   private closed = false;
   private readonly unlisten: () => void;
   private keepAlive: NodeJS.Timeout | undefined;
@@ -104,13 +105,27 @@ export class LogStream {
         // The log evicted what this subscriber still needed (it was slower than the byte budget).
         return this.close(`events after ${this.cursor} were evicted; resume from GET /events to see the oldest available`);
       }
+      this.corkForTick();
       for (const json of batch) {
         this.cursor++;
-        const frame = this.options.format === 'sse' ? `id: ${this.cursor}\ndata: ${json}\n\n` : `${json}\n`;
-        if (!this.res.write(frame)) this.waitingDrain = true;
+        if (!this.res.write(frameOf(this.log, this.cursor, json, this.options))) this.waitingDrain = true;
       }
     }
     if (!this.closed && this.cursor >= this.stopAt) this.close();
+  }
+
+  /**
+   * Events appended in one tick (a turn's opening events, the lines of one stdout read) leave in
+   * one socket write instead of one syscall each.
+   */
+  private corkForTick(): void {
+    if (this.corked) return;
+    this.corked = true;
+    this.res.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      this.res.uncork();
+    });
   }
 
   /** Ends the stream; an SSE reason becomes a final comment the client can log. */
@@ -129,6 +144,24 @@ export class LogStream {
     if (this.lagTimer) clearTimeout(this.lagTimer);
     this.options.onClose?.(byClient);
   }
+}
+
+/**
+ * The newest event's frames, encoded once and shared by every subscriber of its log: fanning one
+ * event out to thousands of readers then costs a socket write each, not a string build and UTF-8
+ * encoding each. Older events (replay) are framed per reader; they are read once anyway.
+ */
+const newest = new WeakMap<EventLog, { sequence: number; frames: Map<string, Buffer> }>();
+
+function frameOf(log: EventLog, sequence: number, json: string, options: LogStreamOptions): Buffer | string {
+  const text = options.format === 'sse' ? `id: ${sequence}\ndata: ${json}\n\n` : `${json}\n`;
+  if (sequence !== log.lastSequence) return text;
+  let cache = newest.get(log);
+  if (cache?.sequence !== sequence) newest.set(log, (cache = { sequence, frames: new Map() }));
+  const key = `${options.format}${options.includeRaw ? '+raw' : ''}`;
+  let frame = cache.frames.get(key);
+  if (!frame) cache.frames.set(key, (frame = Buffer.from(text)));
+  return frame;
 }
 
 export const SSE_HEADERS = {

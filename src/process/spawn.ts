@@ -1,7 +1,7 @@
 // Spawning an agent CLI (design rule 5): its own process group, stdout framed into lines, stderr
 // drained into a bounded head/tail, always reaped, and killed as a group (an agent's own children,
 // such as the shell commands it runs, go with it).
-import { execa, type ResultPromise } from 'execa';
+import type { execa as Execa, ResultPromise } from 'execa';
 import type { Writable } from 'node:stream';
 import type { StderrOutput } from '../schema/events.js';
 import { readLines, type Line } from './line-reader.js';
@@ -35,6 +35,8 @@ export interface ChildExit {
 const PIPE_DRAIN_MS = 1_000;
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
+let execaModule: Promise<typeof import('execa')> | undefined;
+
 /** Every live process group, so a daemon that exits for any reason can still take them along. */
 const liveGroups = new Set<number>();
 process.once('exit', () => {
@@ -49,7 +51,13 @@ export class ChildProcess {
   private killRequested = false;
   private done = false;
 
-  constructor(options: SpawnOptions, onLine: (line: Line) => void) {
+  /** Spawns the process. execa is loaded on first use: a daemon with no session never pays for it. */
+  static async start(options: SpawnOptions, onLine: (line: Line) => void): Promise<ChildProcess> {
+    execaModule ??= import('execa');
+    return new ChildProcess((await execaModule).execa, options, onLine);
+  }
+
+  private constructor(execa: typeof Execa, options: SpawnOptions, onLine: (line: Line) => void) {
     const stderr = new StderrTail(options.stderrHeadLines, options.stderrTailLines, options.onStderrLine);
     const child = execa(options.command, options.args, {
       cwd: options.cwd,

@@ -23,7 +23,7 @@ export function createMockDriver(limits: ProcessLimits): AgentDriver {
 async function startMock(options: StartOptions, sink: AgentSink, limits: ProcessLimits): Promise<AgentHandle> {
   let markReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => (markReady = resolve));
-  const child = new ChildProcess(
+  const child = await ChildProcess.start(
     {
       command: process.execPath,
       args: [PROGRAM, '--model', options.model ?? 'mock-1'],

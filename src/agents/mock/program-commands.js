@@ -201,19 +201,23 @@ const COMMANDS = new Map([
   [
     'flood',
     (turn, arg) => {
-      void flood(turn, count(arg, 1000, 1, 1000000));
+      const [n = '', mode = ''] = arg.split(/\s+/);
+      void flood(turn, count(n, 1000, 1, 1000000), mode.toLowerCase() === 'stamped');
     },
   ],
 ]);
 
 /**
- * Single-digit chunks keep the final message_end line small even for a million chunks.
- * @param {Turn} turn @param {number} n
+ * Single-digit chunks keep the final message_end line small even for a million chunks. Stamped
+ * chunks carry the wall-clock time (ms) at which the mock wrote them, `@<ms>;`, so a reader on the
+ * same machine can measure the latency the daemon adds (npm run bench).
+ * @param {Turn} turn @param {number} n @param {boolean} stamped
  */
-async function flood(turn, n) {
+async function flood(turn, n, stamped) {
   turn.start();
   for (let i = 1; i <= n && turn.active; i++) {
-    if (!turn.chunk(String(i % 10))) await turn.io.drain();
+    const chunk = stamped ? `@${(performance.timeOrigin + performance.now()).toFixed(3)};` : String(i % 10);
+    if (!turn.chunk(chunk)) await turn.io.drain();
   }
   turn.end({ final: true });
   turn.done();

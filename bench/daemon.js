@@ -1,0 +1,57 @@
+// Starts a built agentwire daemon as its own process (with a raised file-descriptor limit) and
+// finds its port from its first log line; reads its RSS from /proc.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../bin/agentwire.js', import.meta.url));
+
+/** @returns {Promise<{port: number, pid: number, url: string, stop: () => Promise<void>, child: import('node:child_process').ChildProcess}>} */
+export function startDaemon(flags = []) {
+  const args = ['server', '--port', '0', '--log-level', 'warn', ...flags].map((a) => `'${a}'`).join(' ');
+  // ulimit in the shell, then exec: the daemon itself holds the 5,000 reader sockets.
+  const child = spawn('sh', ['-c', `ulimit -n 20000; exec "${process.execPath}" ${process.env.BENCH_DAEMON_FLAGS ?? ""} "${BIN}" ${args} --log-level info`], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    const onData = (chunk) => {
+      buffered += chunk;
+      const match = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(buffered);
+      if (!match) return;
+      child.stdout.off('data', onData);
+      child.stdout.resume(); // keep draining its log
+      const port = Number(match[1]);
+      resolve({
+        port,
+        pid: child.pid,
+        url: `http://127.0.0.1:${port}`,
+        child,
+        stop: () =>
+          new Promise((done) => {
+            if (child.exitCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      });
+    };
+    child.stdout.setEncoding('utf8').on('data', onData);
+    child.once('exit', (code) => reject(new Error(`daemon exited with ${code} before listening`)));
+  });
+}
+
+export function rssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) / 1024;
+}
+
+export async function api(base, method, path, body) {
+  const res = await fetch(base + path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 400) throw new Error(`${method} ${path} → ${res.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}

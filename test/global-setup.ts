@@ -1,0 +1,19 @@
+// Before any test: the pinned agent CLIs (src/agents/versions.ts) must be in the agents cache, so
+// `npm test` on a fresh clone installs them (about 20 s and 1.2 GB the first time, reused after).
+// A failed install does not stop the run: the tests that need that CLI fail and name it.
+import { defaultAgentsDir, installAgent } from '../src/agents/install.js';
+import { INSTALLABLE_AGENTS, PINNED_AGENTS } from '../src/agents/versions.js';
+
+export default async function setup(): Promise<void> {
+  const dir = defaultAgentsDir();
+  // One after the other: parallel installs of ~100–400 MB each only fight over two cores.
+  for (const agent of INSTALLABLE_AGENTS) {
+    const { package: pkg, version } = PINNED_AGENTS[agent];
+    try {
+      const r = await installAgent({ agent, dir });
+      if (!r.reused) console.log(`[agents] installed ${pkg}@${version} in ${r.seconds.toFixed(1)}s → ${r.path}`);
+    } catch (error) {
+      console.error(`[agents] FAILED to install ${pkg}@${version} into ${dir}: ${(error as Error).message}`);
+    }
+  }
+}
