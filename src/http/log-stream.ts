@@ -34,7 +34,7 @@ export class LogStream {
   private corked = false;
   private closed = false;
   private readonly unlisten: () => void;
-  private keepAlive: NodeJS.Timeout | undefined;
+  private stopKeepAlive: (() => void) | undefined;
   private lagTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -64,8 +64,7 @@ export class LogStream {
     });
     if (options.format === 'sse') {
       res.write(`retry: ${options.retryMs}\n\n`);
-      this.keepAlive = setInterval(() => this.res.write(': keep-alive\n\n'), options.keepAliveMs);
-      this.keepAlive.unref();
+      this.stopKeepAlive = keepAlive(options.keepAliveMs, res);
     }
     this.pump();
   }
@@ -96,6 +95,12 @@ export class LogStream {
   }
 
   private pump(): void {
+    // The live case: exactly the newest event is new. Its frame is shared by every subscriber.
+    if (!this.closed && !this.waitingDrain && this.cursor + 1 === this.log.lastSequence && this.cursor < this.stopAt) {
+      this.corkForTick();
+      this.cursor++;
+      if (!this.res.write(newestFrame(this.log, this.options))) this.waitingDrain = true;
+    }
     while (!this.closed && !this.waitingDrain && this.cursor < Math.min(this.log.lastSequence, this.stopAt)) {
       let batch: string[];
       try {
@@ -108,7 +113,7 @@ export class LogStream {
       this.corkForTick();
       for (const json of batch) {
         this.cursor++;
-        if (!this.res.write(frameOf(this.log, this.cursor, json, this.options))) this.waitingDrain = true;
+        if (!this.res.write(frameText(this.cursor, json, this.options))) this.waitingDrain = true;
       }
     }
     if (!this.closed && this.cursor >= this.stopAt) this.close();
@@ -140,7 +145,7 @@ export class LogStream {
     if (this.closed) return;
     this.closed = true;
     this.unlisten();
-    if (this.keepAlive) clearInterval(this.keepAlive);
+    this.stopKeepAlive?.();
     if (this.lagTimer) clearTimeout(this.lagTimer);
     this.options.onClose?.(byClient);
   }
@@ -148,20 +153,52 @@ export class LogStream {
 
 /**
  * The newest event's frames, encoded once and shared by every subscriber of its log: fanning one
- * event out to thousands of readers then costs a socket write each, not a string build and UTF-8
- * encoding each. Older events (replay) are framed per reader; they are read once anyway.
+ * event out to thousands of readers then costs a socket write each, not a read, a string build
+ * and a UTF-8 encoding each. Older events (replay, catching up) are framed per reader.
  */
 const newest = new WeakMap<EventLog, { sequence: number; frames: Map<string, Buffer> }>();
 
-function frameOf(log: EventLog, sequence: number, json: string, options: LogStreamOptions): Buffer | string {
-  const text = options.format === 'sse' ? `id: ${sequence}\ndata: ${json}\n\n` : `${json}\n`;
-  if (sequence !== log.lastSequence) return text;
+function newestFrame(log: EventLog, options: LogStreamOptions): Buffer {
+  const sequence = log.lastSequence;
   let cache = newest.get(log);
   if (cache?.sequence !== sequence) newest.set(log, (cache = { sequence, frames: new Map() }));
   const key = `${options.format}${options.includeRaw ? '+raw' : ''}`;
   let frame = cache.frames.get(key);
-  if (!frame) cache.frames.set(key, (frame = Buffer.from(text)));
+  if (!frame) {
+    const [json] = log.readJson(sequence - 1, 1, options.includeRaw);
+    cache.frames.set(key, (frame = Buffer.from(frameText(sequence, json!, options))));
+  }
   return frame;
+}
+
+function frameText(sequence: number, json: string, options: Pick<LogStreamOptions, 'format'>): string {
+  return options.format === 'sse' ? `id: ${sequence}\ndata: ${json}\n\n` : `${json}\n`;
+}
+
+/**
+ * One timer per keep-alive interval for all SSE streams, not one per stream: thousands of idle
+ * readers then cost one wake-up every 15 s.
+ */
+const keepAliveGroups = new Map<number, { streams: Set<ServerResponse>; timer: NodeJS.Timeout }>();
+const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
+
+function keepAlive(intervalMs: number, res: ServerResponse): () => void {
+  let group = keepAliveGroups.get(intervalMs);
+  if (!group) {
+    const streams = new Set<ServerResponse>();
+    const timer = setInterval(() => streams.forEach((r) => r.write(KEEP_ALIVE)), intervalMs);
+    timer.unref();
+    keepAliveGroups.set(intervalMs, (group = { streams, timer }));
+  }
+  const { streams, timer } = group;
+  streams.add(res);
+  return () => {
+    streams.delete(res);
+    if (streams.size === 0) {
+      clearInterval(timer);
+      keepAliveGroups.delete(intervalMs);
+    }
+  };
 }
 
 export const SSE_HEADERS = {

@@ -201,8 +201,8 @@ const COMMANDS = new Map([
   [
     'flood',
     (turn, arg) => {
-      const [n = '', mode = ''] = arg.split(/\s+/);
-      void flood(turn, count(n, 1000, 1, 1000000), mode.toLowerCase() === 'stamped');
+      const [n = '', mode = '', rate = ''] = arg.split(/\s+/);
+      void flood(turn, count(n, 1000, 1, 1000000), mode.toLowerCase() === 'stamped', count(rate, 0, 0, 10_000_000));
     },
   ],
 ]);
@@ -210,12 +210,18 @@ const COMMANDS = new Map([
 /**
  * Single-digit chunks keep the final message_end line small even for a million chunks. Stamped
  * chunks carry the wall-clock time (ms) at which the mock wrote them, `@<ms>;`, so a reader on the
- * same machine can measure the latency the daemon adds (npm run bench).
- * @param {Turn} turn @param {number} n @param {boolean} stamped
+ * same machine can measure the latency the daemon adds (npm run bench). A rate (chunks per second,
+ * 0 = as fast as possible) paces the flood, to measure latency below saturation.
+ * @param {Turn} turn @param {number} n @param {boolean} stamped @param {number} rate
  */
-async function flood(turn, n, stamped) {
+async function flood(turn, n, stamped, rate) {
   turn.start();
+  const started = performance.now();
   for (let i = 1; i <= n && turn.active; i++) {
+    if (rate > 0) {
+      const due = started + (i * 1000) / rate;
+      if (due - performance.now() >= 1) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
+    }
     const chunk = stamped ? `@${(performance.timeOrigin + performance.now()).toFixed(3)};` : String(i % 10);
     if (!turn.chunk(chunk)) await turn.io.drain();
   }
