@@ -173,13 +173,18 @@ async function memoryGrowth() {
 
 async function poll(d) {
   const id = await session(d, 'poll');
-  await api(d.url, 'POST', `/v1/sessions/${id}/messages`, { message: 'flood 100000' });
+  // session.started + 99,992 deltas + the turn's 7 other events = 100,000: the default cap, nothing evicted.
+  await api(d.url, 'POST', `/v1/sessions/${id}/messages`, { message: 'flood 99992' });
   await untilIdle(d, id);
+  const held = await lastSequence(d, id);
+  if (held !== 100_000) throw new Error(`poll session holds ${held} events, expected 100000`);
   for (const [name, query] of [['poll_events_ms', ''], ['poll_events_raw_ms', '&include_raw=true'], ['poll_events_10k_ms', '&limit=10000'], ['poll_events_10k_raw_ms', '&limit=10000&include_raw=true']]) {
     const times = [];
     for (let i = 0; i < 7; i++) {
       const t = performance.now();
-      await fetch(`${d.url}/v1/sessions/${id}/events?offset=0${query}`).then((r) => r.arrayBuffer());
+      const res = await fetch(`${d.url}/v1/sessions/${id}/events?offset=0${query}`);
+      const body = await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`poll → ${res.status} ${Buffer.from(body).toString().slice(0, 200)}`);
       times.push(performance.now() - t);
     }
     print(name, pct(times, 50));

@@ -1,11 +1,12 @@
 // The native-key → itm_ id map of one session, with each item's lifecycle flags. Bounded: once it
 // holds MAX_ITEMS entries the oldest finished ones are forgotten (a later reference to one of them
-// would get a fresh id, which only matters for an agent that reopens an item thousands of items on).
+// would get a fresh id, which only matters for an agent that reopens an item thousands of items
+// on), and a finished item keeps no content, so memory stays flat however long a session runs.
 import type { DraftItem } from '../agents/types.js';
 import type { ItemStatus, UniversalItem } from '../schema/events.js';
 import type { IdGenerator } from '../util/deps.js';
 
-const MAX_ITEMS = 50_000;
+const MAX_ITEMS = 4_096;
 
 export interface ItemTrack {
   id: string;
@@ -60,6 +61,13 @@ export class ItemTable {
     };
   }
 
+  /** A completed item is only remembered by key and id (for dedupe and parent references). */
+  settle(track: ItemTrack): void {
+    track.completed = true;
+    track.text = '';
+    track.last = { ...track.last, content: [] };
+  }
+
   /** Items started but not completed, oldest first, with the text they streamed. */
   openItems(): DraftItem[] {
     const open: DraftItem[] = [];
@@ -75,7 +83,7 @@ export class ItemTable {
   private prune(): void {
     if (this.byKey.size <= MAX_ITEMS) return;
     for (const [key, t] of this.byKey) {
-      if (this.byKey.size <= MAX_ITEMS * 0.9) break;
+      if (this.byKey.size <= MAX_ITEMS * 0.75) break;
       if (t.completed) this.byKey.delete(key);
     }
   }

@@ -193,9 +193,8 @@ export class Normalizer {
       track.deltas = true;
       this.emit({ type: 'item.delta', data: { item_id: track.id, native_item_id: item.native_item_id, delta: text }, ...DAEMON });
     }
-    track.completed = true;
-    track.text = '';
     this.emit({ type: 'item.completed', data: { item: this.items.universal(item, item.status) }, ...origin });
+    this.items.settle(track);
   }
 
   private userMessage(input: TurnInput): void {
