@@ -3,6 +3,7 @@
 // loop (no gap, no duplicate) and the only backlog is `lastSequence - cursor`, which is bounded: a
 // subscriber that falls `maxLag` events behind is closed with a comment saying where to resume.
 import type { ServerResponse } from 'node:http';
+import { outputFor, wireFrame, type StreamOutput } from './stream-output.js';
 import type { EventLog } from '../sessions/event-log.js';
 import type { UniversalEvent } from '../schema/events.js';
 
@@ -31,10 +32,11 @@ export class LogStream {
   private stopAt = Infinity;
   private waitingDrain = false;
   private started = false;
-  private corked = false;
+  private scheduled = false;
   private closed = false;
   private readonly unlisten: () => void;
   private stopKeepAlive: (() => void) | undefined;
+  private out!: StreamOutput;
   private lagTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -48,7 +50,7 @@ export class LogStream {
     // the dispatch is refused and the route still answers with a problem.
     this.unlisten = log.listen(
       (event) => this.onAppend(event),
-      () => (this.started ? this.close('the session was deleted or the daemon is stopping') : this.finish(false)),
+      () => (this.started ? this.closeAfterFlush('the session was deleted or the daemon is stopping') : this.finish(false)),
     );
   }
 
@@ -57,14 +59,15 @@ export class LogStream {
     const { res, options } = this;
     this.started = true;
     if (res.destroyed) return this.finish(true); // the client left while the turn was dispatched
+    this.out = outputFor(res);
     res.on('close', () => this.finish(true));
-    res.on('drain', () => {
+    this.out.onDrain(() => {
       this.waitingDrain = false;
       this.pump();
     });
     if (options.format === 'sse') {
-      res.write(`retry: ${options.retryMs}\n\n`);
-      this.stopKeepAlive = keepAlive(options.keepAliveMs, res);
+      this.out.write(`retry: ${options.retryMs}\n\n`);
+      this.stopKeepAlive = keepAlive(options.keepAliveMs, this.out);
     }
     this.pump();
   }
@@ -77,7 +80,7 @@ export class LogStream {
   private onAppend(event: UniversalEvent): void {
     if (this.options.until?.(event) && event.sequence < this.stopAt) this.stopAt = event.sequence;
     if (!this.started) return;
-    if (!this.waitingDrain) return this.pump();
+    if (!this.waitingDrain) return this.schedule();
     // One read of an agent's stdout can append thousands of events before the socket gets a
     // chance to drain, so lag alone does not mean the client is slow. Judge it after a grace
     // period instead: still stalled and still too far behind then means it is not keeping up.
@@ -94,51 +97,53 @@ export class LogStream {
     this.close(`subscriber fell ${lag} events behind (limit ${this.options.maxLag}); reconnect with Last-Event-ID: ${this.cursor}`);
   }
 
-  private pump(): void {
-    // The live case: exactly the newest event is new. Its frame is shared by every subscriber.
-    if (!this.closed && !this.waitingDrain && this.cursor + 1 === this.log.lastSequence && this.cursor < this.stopAt) {
-      this.corkForTick();
-      this.cursor++;
-      if (!this.res.write(newestFrame(this.log, this.options))) this.waitingDrain = true;
-    }
-    while (!this.closed && !this.waitingDrain && this.cursor < Math.min(this.log.lastSequence, this.stopAt)) {
-      let batch: string[];
+  /**
+   * Writing waits for the end of the tick: events appended together (a turn's opening events, the
+   * lines of one stdout read) leave as one write, and every subscriber at the same cursor shares
+   * that write's bytes (see rangeFrame).
+   */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    process.nextTick(() => {
+      this.scheduled = false;
+      this.pump();
+    });
+  }
+
+  /** `force` writes past a full socket (the final flush). */
+  private pump(force = false): void {
+    while (!this.closed && (force || !this.waitingDrain) && this.cursor < Math.min(this.log.lastSequence, this.stopAt)) {
+      const to = Math.min(this.log.lastSequence, this.stopAt, this.cursor + BATCH);
+      let frame: Buffer;
       try {
-        const want = Math.min(BATCH, this.stopAt - this.cursor);
-        batch = this.log.readJson(this.cursor, want, this.options.includeRaw);
+        frame = rangeFrame(this.log, this.cursor, to, this.options, this.out.chunked);
       } catch {
         // The log evicted what this subscriber still needed (it was slower than the byte budget).
         return this.close(`events after ${this.cursor} were evicted; resume from GET /events to see the oldest available`);
       }
-      this.corkForTick();
-      for (const json of batch) {
-        this.cursor++;
-        if (!this.res.write(frameText(this.cursor, json, this.options))) this.waitingDrain = true;
-      }
+      this.cursor = to;
+      if (!this.out.writeWire(frame)) this.waitingDrain = true;
     }
     if (!this.closed && this.cursor >= this.stopAt) this.close();
   }
 
   /**
-   * Events appended in one tick (a turn's opening events, the lines of one stdout read) leave in
-   * one socket write instead of one syscall each.
+   * The log will get nothing more: send what this subscriber has not had yet (even past a full
+   * socket: at most maxLag events, and the client could not resume them from a gone session).
    */
-  private corkForTick(): void {
-    if (this.corked) return;
-    this.corked = true;
-    this.res.cork();
-    process.nextTick(() => {
-      this.corked = false;
-      this.res.uncork();
-    });
+  private closeAfterFlush(reason: string): void {
+    this.pump(true);
+    this.close(reason);
   }
 
   /** Ends the stream; an SSE reason becomes a final comment the client can log. */
   close(reason?: string): void {
     if (this.closed) return;
-    if (reason && this.options.format === 'sse') this.res.write(`: closed: ${reason}\n\n`);
+    if (reason && this.options.format === 'sse' && this.started) this.out.write(`: closed: ${reason}\n\n`);
     this.finish(false);
-    this.res.end();
+    if (this.started) this.out.end();
+    else this.res.end();
   }
 
   private finish(byClient: boolean): void {
@@ -152,22 +157,26 @@ export class LogStream {
 }
 
 /**
- * The newest event's frames, encoded once and shared by every subscriber of its log: fanning one
- * event out to thousands of readers then costs a socket write each, not a read, a string build
- * and a UTF-8 encoding each. Older events (replay, catching up) are framed per reader.
+ * Frames for a range of events, built once and shared by every subscriber of the log that needs
+ * exactly that range: live subscribers all sit at the same cursor, so fanning events out to
+ * thousands of readers costs one socket write each, not a read, a string build and an encoding
+ * each. The cache only holds ranges ending at the log's current last event, so it is dropped at
+ * the next append and stays as small as the number of distinct cursors.
  */
-const newest = new WeakMap<EventLog, { sequence: number; frames: Map<string, Buffer> }>();
+const ranges = new WeakMap<EventLog, { last: number; frames: Map<string, Buffer> }>();
 
-function newestFrame(log: EventLog, options: LogStreamOptions): Buffer {
-  const sequence = log.lastSequence;
-  let cache = newest.get(log);
-  if (cache?.sequence !== sequence) newest.set(log, (cache = { sequence, frames: new Map() }));
-  const key = `${options.format}${options.includeRaw ? '+raw' : ''}`;
+function rangeFrame(log: EventLog, after: number, to: number, options: LogStreamOptions, chunked: boolean): Buffer {
+  const build = () => {
+    const jsons = log.readJson(after, to - after, options.includeRaw);
+    const text = jsons.map((json, i) => frameText(after + 1 + i, json, options)).join('');
+    return wireFrame(Buffer.from(text), chunked);
+  };
+  if (to !== log.lastSequence) return build(); // catching up: nobody else needs this exact range
+  let cache = ranges.get(log);
+  if (cache?.last !== to) ranges.set(log, (cache = { last: to, frames: new Map() }));
+  const key = `${after}:${options.format}${options.includeRaw ? '+raw' : ''}${chunked ? '+chunked' : ''}`;
   let frame = cache.frames.get(key);
-  if (!frame) {
-    const [json] = log.readJson(sequence - 1, 1, options.includeRaw);
-    cache.frames.set(key, (frame = Buffer.from(frameText(sequence, json!, options))));
-  }
+  if (!frame) cache.frames.set(key, (frame = build()));
   return frame;
 }
 
@@ -179,21 +188,21 @@ function frameText(sequence: number, json: string, options: Pick<LogStreamOption
  * One timer per keep-alive interval for all SSE streams, not one per stream: thousands of idle
  * readers then cost one wake-up every 15 s.
  */
-const keepAliveGroups = new Map<number, { streams: Set<ServerResponse>; timer: NodeJS.Timeout }>();
+const keepAliveGroups = new Map<number, { streams: Set<StreamOutput>; timer: NodeJS.Timeout }>();
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 
-function keepAlive(intervalMs: number, res: ServerResponse): () => void {
+function keepAlive(intervalMs: number, out: StreamOutput): () => void {
   let group = keepAliveGroups.get(intervalMs);
   if (!group) {
-    const streams = new Set<ServerResponse>();
-    const timer = setInterval(() => streams.forEach((r) => r.write(KEEP_ALIVE)), intervalMs);
+    const streams = new Set<StreamOutput>();
+    const timer = setInterval(() => streams.forEach((o) => o.write(KEEP_ALIVE)), intervalMs);
     timer.unref();
     keepAliveGroups.set(intervalMs, (group = { streams, timer }));
   }
   const { streams, timer } = group;
-  streams.add(res);
+  streams.add(out);
   return () => {
-    streams.delete(res);
+    streams.delete(out);
     if (streams.size === 0) {
       clearInterval(timer);
       keepAliveGroups.delete(intervalMs);
