@@ -148,7 +148,7 @@ export function deny(request: ControlRequest, message: string, interrupt?: boole
 
 export const isResult = (l: ClaudeLine) => l.type === 'result';
 export const isControlRequest = (l: ClaudeLine): l is ClaudeLine & ControlRequest => l.type === 'control_request';
-export const isPermissionRequest = (l: ClaudeLine): l is ClaudeLine & ControlRequest =>
+export const isPermissionRequest = (l: ClaudeLine): l is ClaudeLine & ControlRequest & { request: CanUseToolRequest } =>
   isControlRequest(l) && (l.request as { subtype?: unknown } | undefined)?.subtype === 'can_use_tool';
 
 export async function startClaude(options: ClaudeOptions): Promise<ClaudeHandle> {

@@ -144,4 +144,21 @@ describe('codex app-server (pinned) against the fake model', () => {
     expect(second.input.find((i) => i.type === 'custom_tool_call_output')?.output).toBe('patch rejected by user');
     expect(agentText(r)).toEqual(['Done.']);
   });
+
+  it('a shell command under "ask" is put to the client (item/commandExecution/requestApproval) and runs once accepted', { timeout: 45_000 }, async () => {
+    const scenario: HarnessScenario = {
+      name: 'command-approval',
+      prompts: ['Touch a file.'],
+      askPermission: true,
+      model: [[{ tool: 'shell', command: 'touch touched.txt' }], [{ text: 'Touched.' }]],
+    };
+    const r = await recordCodex(scenario);
+    expectCommon(scenario, r);
+    const asks = r.messages.filter((m) => m.method === 'item/commandExecution/requestApproval');
+    expect(asks).toHaveLength(1);
+    expect(asks[0]?.params).toMatchObject({ kind: 'command', threadId: r.threadId, command: "/bin/bash -lc 'touch touched.txt'", cwd: expect.any(String) });
+    expect(r.raw).toContainEqual({ sent: { id: asks[0]?.id, result: { decision: 'accept' } } });
+    expect(itemsCompleted(r, 'commandExecution')).toMatchObject([{ status: 'completed', exitCode: 0, id: (asks[0]?.params as { itemId: string }).itemId }]);
+    expect(r.files['touched.txt']).toBe('');
+  });
 });

@@ -128,41 +128,10 @@ export async function startCodex(options: CodexOptions): Promise<CodexHandle> {
   const env = { ...sandbox.env, CODEX_HOME: codexHome, [FAKE_KEY_ENV]: 'sk-agentwire-fake' };
   const threadParams =
     options.approvals === 'ask'
-      ? // Read-only sandbox: every write (apply_patch) needs the client's approval; "untrusted"
-        // escalates anything not known to be safe to the client.
+      ? // Read-only sandbox, and "untrusted": every write (apply_patch) and every shell command,
+        // `echo` included, is put to the client first.
         { cwd: sandbox.work, approvalPolicy: 'untrusted', sandbox: 'read-only' }
       : { cwd: sandbox.work, approvalPolicy: 'never', sandbox: 'danger-full-access' };
-
-  // --strict-config: a config.toml key this version does not know is an error, not ignored.
-  const child: ChildProcess = spawn(executable, ['app-server', '--strict-config'], {
-    cwd: sandbox.work,
-    env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true, // own process group: close() signals the group, the agent's children included
-  });
-  const pid = child.pid;
-  if (pid === undefined) {
-    await new Promise((r) => child.once('error', r));
-    throw new Error(`could not spawn ${executable}`);
-  }
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('close', (code, signal) => resolve({ code, signal }));
-  });
-  let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  void exited.then((e) => {
-    exitInfo = e;
-    for (const w of [...waiters]) w.fail(new Error(`codex app-server exited (${e.signal ?? e.code}) while waiting for ${w.what}${context()}`));
-    for (const [, p] of pending) p.reject(new Error(`codex app-server exited (${e.signal ?? e.code}) before answering ${p.method}${context()}`));
-    pending.clear();
-  });
-
-  let stderr = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => {
-    stderr += chunk;
-    if (stderr.length > STDERR_KEEP * 2) stderr = stderr.slice(0, STDERR_KEEP) + '\n[…]\n' + stderr.slice(-STDERR_KEEP);
-  });
-  child.stdin!.on('error', () => undefined); // EPIPE after exit is reported through `exited`
 
   const messages: RpcMessage[] = [];
   const transcript: TranscriptEntry[] = [];
@@ -177,24 +146,49 @@ export async function startCodex(options: CodexOptions): Promise<CodexHandle> {
   }
   const waiters: Waiter[] = [];
   let nextId = 0;
-
+  let stderr = '';
+  let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  let closing: Promise<void> | undefined;
   const context = () => {
     const last = messages.slice(-5).map((m) => JSON.stringify(m).slice(0, 400));
     return `\nlast messages:\n${last.join('\n') || '(none)'}\nstderr tail:\n${stderr.slice(-2000) || '(empty)'}`;
   };
 
-  const write = (message: RpcMessage) => {
-    if (exitInfo) throw new Error(`codex app-server has exited; cannot send ${JSON.stringify(message).slice(0, 200)}`);
-    transcript.push({ sent: message });
-    child.stdin!.write(`${JSON.stringify(message)}\n`);
-  };
+  // --strict-config: a config.toml key this version does not know is an error, not ignored.
+  const child: ChildProcess = spawn(executable, ['app-server', '--strict-config'], {
+    cwd: sandbox.work,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true, // own process group: close() signals the group, the agent's children included
+  });
+  const pid = child.pid;
+  if (pid === undefined) {
+    const error = await new Promise<Error>((r) => child.once('error', r));
+    throw new Error(`could not spawn ${executable}: ${error.message}`);
+  }
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('close', (code, signal) => resolve({ code, signal }));
+  });
+  void exited.then((e) => {
+    exitInfo = e;
+    const how = e.signal ?? `code ${e.code}`;
+    for (const w of [...waiters]) w.fail(new Error(`codex app-server exited (${how}) while waiting for ${w.what}${context()}`));
+    for (const [, p] of pending) p.reject(new Error(`codex app-server exited (${how}) before answering ${p.method}${context()}`));
+    pending.clear();
+  });
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    stderr += chunk;
+    if (stderr.length > STDERR_KEEP * 2) stderr = `${stderr.slice(0, STDERR_KEEP)}\n[…]\n${stderr.slice(-STDERR_KEEP)}`;
+  });
+  child.stdin!.on('error', () => undefined); // EPIPE after an exit: reported through `exited`
 
   createInterface({ input: child.stdout!, crlfDelay: Infinity }).on('line', (line) => {
     let message: RpcMessage;
     try {
       message = JSON.parse(line) as RpcMessage;
     } catch {
-      // Not JSON: keep it visible in the transcript rather than dropping it.
+      // Not JSON: kept visible in the transcript rather than dropped.
       transcript.push({ received: { $unparsed: line } });
       return;
     }
@@ -212,6 +206,25 @@ export async function startCodex(options: CodexOptions): Promise<CodexHandle> {
     const index = messages.length - 1;
     for (const w of [...waiters]) if (index >= w.from && w.predicate(message)) w.done(message);
   });
+
+  const write = (message: RpcMessage) => {
+    if (exitInfo) throw new Error(`codex app-server has exited; cannot send ${JSON.stringify(message).slice(0, 200)}`);
+    transcript.push({ sent: message });
+    child.stdin!.write(`${JSON.stringify(message)}\n`);
+  };
+
+  const closeOnce = async () => {
+    if (!exitInfo) {
+      child.stdin!.end(); // app-server exits on EOF
+      if (!(await within(exited, 2000))) {
+        killGroup(pid, 'SIGTERM');
+        if (!(await within(exited, 2000))) killGroup(pid, 'SIGKILL');
+      }
+      await exited; // reaped
+    }
+    // Whatever the leader left in its group (a shell it started) goes too.
+    killGroup(pid, 'SIGKILL');
+  };
 
   const handle: CodexHandle = {
     pid,
@@ -256,23 +269,18 @@ export async function startCodex(options: CodexOptions): Promise<CodexHandle> {
     waitFor(predicate, opts = {}) {
       const from = opts.from ?? 0;
       const what = opts.what ?? 'a matching message';
+      const wait = opts.timeoutMs ?? timeoutMs;
       const found = messages.slice(from).find(predicate);
       if (found) return Promise.resolve(found);
       if (exitInfo) return Promise.reject(new Error(`codex app-server has exited; no ${what}${context()}`));
       return new Promise<RpcMessage>((resolve, reject) => {
-        const waiter: Waiter = {
-          predicate,
-          from,
-          what,
-          done: (m) => (remove(), resolve(m)),
-          fail: (e) => (remove(), reject(e)),
-        };
-        const timer = setTimeout(() => waiter.fail(new Error(`timed out after ${opts.timeoutMs ?? timeoutMs} ms waiting for ${what}${context()}`)), opts.timeoutMs ?? timeoutMs);
         const remove = () => {
           clearTimeout(timer);
           const i = waiters.indexOf(waiter);
           if (i >= 0) waiters.splice(i, 1);
         };
+        const waiter: Waiter = { predicate, from, what, done: (m) => (remove(), resolve(m)), fail: (e) => (remove(), reject(e)) };
+        const timer = setTimeout(() => waiter.fail(new Error(`timed out after ${wait} ms waiting for ${what}${context()}`)), wait);
         waiters.push(waiter);
       });
     },
@@ -282,22 +290,18 @@ export async function startCodex(options: CodexOptions): Promise<CodexHandle> {
       return closing;
     },
   };
-  let closing: Promise<void> | undefined;
-  const closeOnce = async () => {
-      if (!exitInfo) {
-        child.stdin!.end(); // app-server exits on EOF
-        const gone = await Promise.race([exited.then(() => true), sleep(2000).then(() => false)]);
-        if (!gone) {
-          killGroup(pid, 'SIGTERM');
-          const termed = await Promise.race([exited.then(() => true), sleep(2000).then(() => false)]);
-          if (!termed) killGroup(pid, 'SIGKILL');
-        }
-        await exited;
-      }
-      // The leader is reaped; anything it left in its group (a shell it started) goes too.
-      killGroup(pid, 'SIGKILL');
-  };
   return handle;
+}
+
+/** True when `promise` settles within `ms` (the timer does not outlive it). */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function killGroup(pid: number, signal: NodeJS.Signals): void {
@@ -307,8 +311,6 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
     if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e;
   }
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------------------------------------
 // One scenario, recorded.
@@ -347,7 +349,8 @@ const LEGACY_APPROVAL_METHODS = new Set(['execCommandApproval', 'applyPatchAppro
 
 /**
  * Runs one harness scenario through a fresh sandbox, fake model and app-server, and cleans all up.
- * `decision`: how approval requests are answered (v2 requests: accept/decline; legacy: approved/denied).
+ * `decision`: how approval requests are answered (v2: accept / decline; the legacy v1 requests, never
+ * seen on the v2 thread API: approved / {denied: {rejection}}).
  */
 export async function recordCodex(scenario: HarnessScenario, options: { decision?: 'accept' | 'decline'; model?: string } = {}): Promise<CodexRecording> {
   const started = Date.now();
@@ -364,7 +367,7 @@ export async function recordCodex(scenario: HarnessScenario, options: { decision
     h.onMessage((m) => {
       if (m.method === undefined || m.id === undefined) return;
       if (APPROVAL_METHODS.has(m.method)) h.respond(m.id, { decision });
-      else if (LEGACY_APPROVAL_METHODS.has(m.method)) h.respond(m.id, { decision: decision === 'accept' ? 'approved' : 'denied' });
+      else if (LEGACY_APPROVAL_METHODS.has(m.method)) h.respond(m.id, { decision: decision === 'accept' ? 'approved' : { denied: { rejection: 'declined by the test harness' } } });
       else {
         unexpectedRequests.push(m);
         h.respondError(m.id, { code: -32601, message: `the test harness does not handle ${m.method}` });

@@ -9,9 +9,10 @@
 //             <uuid-1>; the fake model's message, tool-use and request ids (msg_…, toolu_…, req_…)
 //             <msg-1>, <toolu-1>, <req-1>: deterministic for a seed, but what matters is which
 //             line refers to which. Substrings too (api_message_id, tool_result ids …).
-//   times     ISO timestamps (`timestamp`) <time>; durations and latencies (duration_ms,
-//             duration_api_ms, ttft_ms, ttft_stream_ms, time_to_request_ms,
-//             first_content_frame_ms) <ms>
+//   times     ISO timestamps (`timestamp`) <time>; every numeric field named `…_ms`: durations and
+//             latencies (duration_ms, duration_api_ms, ttft_ms, ttft_stream_ms, time_to_request_ms,
+//             first_content_frame_ms, thinking_duration_ms: 1 or 2 ms) and the retry delay
+//             (retry_delay_ms: jittered, 1.0–1.25 s seen) <ms>
 //   costs     total_cost_usd, costUSD -> 0 (they follow from the token counts below)
 //   tokens    input_tokens / inputTokens <tokens>: the fake model counts a request's input as the
 //             size of its body / 4, and the body holds the sandbox paths, the OS version and the
@@ -42,7 +43,8 @@ const IS_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 /** Ids in the Anthropic style the fake model issues: msg_01…, toolu_01…, req_01…. */
 const API_ID = /\b(msg|toolu|req)_01[0-9A-Za-z]{20,}/g;
 const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})\b/g;
-const MS_KEYS = new Set(['duration_ms', 'duration_api_ms', 'ttft_ms', 'ttft_stream_ms', 'time_to_request_ms', 'first_content_frame_ms']);
+/** Timings: every numeric `…_ms` field of 2.1.330's output is a duration, latency or delay. */
+const MS_KEY = /_ms$/;
 const COST_KEYS = new Set(['total_cost_usd', 'costUSD']);
 const TOKEN_KEYS = new Set(['input_tokens', 'inputTokens']);
 
@@ -109,7 +111,7 @@ export function normalizeClaudeTranscript(lines: TranscriptLine[], ctx: Normaliz
     if (Array.isArray(value)) return value.map((v) => rewrite(v, key));
     if (typeof value === 'string') return str(value);
     if (typeof value === 'number' && key !== undefined) {
-      if (MS_KEYS.has(key)) return '<ms>';
+      if (MS_KEY.test(key)) return '<ms>';
       if (COST_KEYS.has(key)) return 0;
       if (TOKEN_KEYS.has(key)) return '<tokens>';
       if (key === 'pid' && value === ctx.pid) return '<pid>';

@@ -127,10 +127,8 @@ export function normalizeCodexTranscript(entries: TranscriptEntry[], ctx: Normal
       if (key === 'processId') return '<pid>';
       return str(value);
     }
-    if (typeof value === 'number' && key === 'processId') {
-      return '<pid>';
-    }
     if (typeof value === 'number') {
+      if (key === 'processId') return '<pid>';
       if (key !== undefined && TIME_KEY.test(key)) return '<time>';
       if (key === 'durationMs') return '<ms>';
       if (key !== undefined && TOKEN_KEYS.has(key)) return '<tokens>';
