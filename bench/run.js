@@ -196,13 +196,21 @@ async function main() {
   const only = process.argv[2];
   const started = Date.now();
   if (!only || only === 'cold') await coldStart();
-  // One session serves up to 5,000 readers here; the default subscriber cap is 64.
-  const d = await startDaemon(['--max-subscribers', '10000']);
+  if (!only || only === 'fanout') {
+    // A fresh daemon, so rss_mb_<N> is the readers' cost and not what earlier floods left in the
+    // heap. One session serves up to 5,000 readers here; the default subscriber cap is 64.
+    const f = await startDaemon(['--max-subscribers', '10000']);
+    const sizes = process.env.BENCH_FANOUT ? process.env.BENCH_FANOUT.split(',').map(Number) : [100, 1000, 5000];
+    try {
+      for (const n of sizes) await fanout(f, n);
+    } finally {
+      await f.stop();
+    }
+  }
+  const d = await startDaemon();
   try {
     if (!only || only === 'health') await healthLoad(d);
     if (!only || only === 'throughput') await throughput(d);
-    const sizes = process.env.BENCH_FANOUT ? process.env.BENCH_FANOUT.split(',').map(Number) : [100, 1000, 5000];
-    if (!only || only === 'fanout') for (const n of sizes) await fanout(d, n);
     if (!only || only === 'idle') await idleConnections(d);
     if (!only || only === 'turns') await turnLatency(d);
     if (!only || only === 'poll') await poll(d);
