@@ -22,6 +22,13 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json openapi.json ./
 COPY bin ./bin
+# Agent CLIs, installed at build time with the daemon's own command:
+#   docker build --build-arg AGENTS="claude codex" -t agentwire .   (or AGENTS=all; ~1.2 GB)
+ARG AGENTS=""
+ENV AGENTWIRE_AGENTS_DIR=/opt/agentwire/agents
+RUN mkdir -p "$AGENTWIRE_AGENTS_DIR" && \
+    for agent in $AGENTS; do node /app/bin/agentwire.js install-agent "$agent" || exit 1; done && \
+    rm -rf /root/.npm
 # Agents run as this user too, with its home as their config and cache directory.
 RUN useradd --create-home --uid 10001 agentwire && mkdir -p /workspace && chown agentwire /workspace
 USER agentwire

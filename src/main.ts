@@ -2,11 +2,13 @@
 // process group is terminated and every stream told before the daemon exits). Nothing else.
 import { buildApp } from './app.js';
 import { ConfigError, flagHelp, loadConfig, redacted } from './config.js';
+import { installCommand } from './install-command.js';
 import { VERSION } from './version.js';
 
 const usage = () => `agentwire ${VERSION}: coding-agent CLIs behind one universal event API
 
 Usage: agentwire server [flags]
+       agentwire install-agent <agent|all> [--version x.y.z] [--reinstall] [--agents-dir DIR]
 
 Flags (each also settable as an environment variable; flags win):
 ${flagHelp()}
@@ -15,6 +17,10 @@ ${flagHelp()}
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === '--version' || command === 'version') return void console.log(VERSION);
+  if (command === 'install-agent') {
+    process.exitCode = await installCommand(rest);
+    return;
+  }
   const wantsHelp = command === undefined || command === 'help' || command === '--help' || rest.includes('--help') || rest.includes('-h');
   if (command !== 'server' || wantsHelp) {
     console.log(usage());
