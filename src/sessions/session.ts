@@ -32,7 +32,7 @@ export class Session {
   private terminating: Promise<void> | undefined;
   private readonly hitlSettings: HitlSettings;
   private readonly policy: HitlPolicyRunner;
-  private readonly log_: FastifyBaseLogger;
+  private readonly logger: FastifyBaseLogger;
   /** When session.ended was logged (for the ended-session TTL). */
   endedAt: Date | undefined;
   /** Live stream subscribers, counted against the per-session limit. */
@@ -49,7 +49,7 @@ export class Session {
     this.converterState = driver.converter.initial();
     this.createdAt = deps.clock.now();
     this.updatedAt = this.createdAt;
-    this.log_ = deps.logger.child({ sessionId: id, agent: request.agent });
+    this.logger = deps.logger.child({ sessionId: id, agent: request.agent });
     this.hitlSettings = {
       policy: request.permissionPolicy ?? deps.hitl.policy,
       timeoutMs: request.hitlTimeoutMs ?? deps.hitl.timeoutMs,
@@ -79,11 +79,11 @@ export class Session {
         variant: r.variant,
         agentMode: r.agentMode ?? 'default',
         permissionMode: r.permissionMode ?? 'default',
-        logger: this.log_,
+        logger: this.logger,
       },
       { native: (message) => this.onNative(message), exit: (exit) => this.onExit(exit) },
     );
-    this.log_.info({ cwd: r.cwd, pid: this.handle.pid, nativeSessionId: this.log.currentNativeSessionId }, 'session started');
+    this.logger.info({ cwd: r.cwd, pid: this.handle.pid, nativeSessionId: this.log.currentNativeSessionId }, 'session started');
   }
 
   /** Dispatches one turn. The turn lock is taken synchronously, before anything is awaited. */
@@ -187,13 +187,13 @@ export class Session {
     } catch (err) {
       // Last line of defence: this runs in a stdout data callback, where a throw would be an
       // uncaught exception and take every other session down with the daemon.
-      this.log_.error({ err }, 'failed to log an agent message');
+      this.logger.error({ err }, 'failed to log an agent message');
     }
   }
 
   private onExit(exit: ProcessExit): void {
     const level = exit.requested || exit.exitCode === 0 ? 'info' : 'warn';
-    this.log_[level]({ exitCode: exit.exitCode, signal: exit.signal, requested: exit.requested }, 'agent process exited');
+    this.logger[level]({ exitCode: exit.exitCode, signal: exit.signal, requested: exit.requested }, 'agent process exited');
     this.apply(this.normalizer.processExited(exit));
     this.handle = undefined;
     this.policy.clear();
@@ -203,7 +203,7 @@ export class Session {
   private autoReply(send: () => Promise<void>, reason: string): void {
     send().catch((err: unknown) => {
       if (err instanceof ApiError && err.status < 500) return;
-      this.log_.warn({ err, reason }, 'automatic HITL reply failed');
+      this.logger.warn({ err, reason }, 'automatic HITL reply failed');
     });
   }
 
