@@ -1,9 +1,11 @@
 // buildApp(deps): the whole daemon as an un-listened Fastify instance (design rule 7). Tests call
 // it with a fixed clock and counter ids and use inject(); main.ts listens.
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { AgentDiscovery } from './agents/discovery.js';
 import { createRegistry, type AgentRegistry } from './agents/registry.js';
 import { Config } from './config.js';
 import { ApiError } from './errors.js';
+import { agentRoutes } from './http/agents.js';
 import { installAuth } from './http/auth.js';
 import { installCors } from './http/cors.js';
 import { eventRoutes } from './http/events.js';
@@ -26,12 +28,16 @@ export interface AppDeps {
   logger?: boolean;
   /** Where log lines go instead of stdout (tests read them). */
   logStream?: { write(line: string): void };
+  /** The environment agent discovery sees (PATH, credential variables) and the HOME it checks for
+   *  credential files; default process.env and its HOME. */
+  agentEnv?: { env?: NodeJS.ProcessEnv; home?: string };
 }
 
 export interface App {
   app: FastifyInstance;
   sessions: SessionManager;
   config: Config;
+  agents: AgentDiscovery;
 }
 
 export async function buildApp(deps: AppDeps = {}): Promise<App> {
@@ -67,6 +73,8 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     logger: app.log,
   });
 
+  const agents = new AgentDiscovery({ registry, config, ...deps.agentEnv });
+
   installProblemHandlers(app);
   await installCors(app, config);
   installAuth(app, config.token);
@@ -97,6 +105,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   sessionRoutes(app, sessions);
   eventRoutes(app, sessions, config);
   turnStreamRoutes(app, sessions, config);
+  agentRoutes(app, agents);
 
   // preClose, not onClose: the server waits for open connections before onClose runs, and live
   // SSE streams only end once their sessions are closed.
@@ -104,7 +113,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     draining = true;
     await sessions.closeAll();
   });
-  return { app, sessions, config };
+  return { app, sessions, config, agents };
 }
 
 /** JSON reviver refusing the keys of prototype-poisoning payloads (as Fastify's own parser does). */

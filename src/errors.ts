@@ -27,6 +27,7 @@ export const CATALOGUE = {
   agent_not_available: { status: 501, title: 'Agent not available' },
   agent_start_failed: { status: 502, title: 'Agent failed to start' },
   agent_io_failed: { status: 502, title: 'Agent did not accept the input' },
+  agent_install_failed: { status: 502, title: 'Agent install failed' },
   shutting_down: { status: 503, title: 'Daemon is shutting down' },
 } as const;
 

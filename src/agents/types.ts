@@ -102,6 +102,9 @@ export interface AgentDriver {
   readonly id: AgentId;
   readonly capabilities: Capabilities;
   readonly converter: Converter<any>;
+  /** Set when the agent ships inside the daemon (the mock): nothing to discover or install, and no
+   *  credentials needed. GET /v1/agents reports it as installed at `path`. */
+  readonly bundled?: { path: string; version: string };
   /** Spawn and resolve once the agent can take a turn; reject with a catalogue error otherwise. */
   start(options: StartOptions, sink: AgentSink): Promise<AgentHandle>;
 }

@@ -1,6 +1,7 @@
 // Request and response bodies of the REST API. Field names follow the reference API (camelCase)
 // so its clients work unchanged; events inside keep the spec's snake_case.
-import { AgentId } from './agents.js';
+import { EXACT_VERSION } from '../agents/install.js';
+import { AgentId, Capabilities } from './agents.js';
 import { UniversalEvent } from './events.js';
 import { z } from './zod.js';
 
@@ -125,6 +126,46 @@ export const EventsResponse = z
 export const HealthResponse = z
   .object({ status: z.literal('ok'), version: z.string(), uptimeMs: z.number().int() })
   .openapi('HealthResponse');
+
+export const AgentIdParam = z.object({ agent: AgentId });
+
+export const AgentSource = z
+  .enum(['flag', 'install-dir', 'path'])
+  .openapi('AgentSource', { description: 'Where the executable was found: an explicit --<agent>-bin, the daemon install directory, or PATH' });
+
+export const AgentInfo = z
+  .object({
+    id: AgentId,
+    installed: z.boolean(),
+    version: z.string().optional().openapi({ description: 'From `<bin> --version` (or the install record)' }),
+    path: z.string().optional().openapi({ description: 'The executable the daemon would run' }),
+    credentialsAvailable: z
+      .boolean()
+      .openapi({ description: "An API-key variable is set in the daemon's environment, or the CLI's own credential file exists" }),
+    capabilities: Capabilities.nullable().openapi({ description: 'null when this build has no adapter for the agent' }),
+    adapterAvailable: z.boolean().openapi({ description: 'This build can run sessions with the agent' }),
+    pinnedVersion: z.string().nullable().openapi({ description: 'The CLI version this build is tested against and installs by default' }),
+    source: AgentSource.nullable().openapi({ description: 'null when not installed, or for an agent bundled with the daemon (mock)' }),
+  })
+  .openapi('AgentInfo');
+export type AgentInfo = z.infer<typeof AgentInfo>;
+
+export const AgentList = z.object({ agents: z.array(AgentInfo) }).openapi('AgentList');
+export type AgentList = z.infer<typeof AgentList>;
+
+export const InstallAgentRequest = z
+  .object({
+    reinstall: z.boolean().optional().openapi({ description: 'Install again even if a complete install of that version exists' }),
+    version: z
+      .string()
+      .regex(EXACT_VERSION, 'an exact version (x.y.z, no range or tag)')
+      .max(100)
+      .optional()
+      .openapi({ description: 'Exact version to install; default: the pinned one' }),
+  })
+  .strict()
+  .openapi('InstallAgentRequest');
+export type InstallAgentRequest = z.infer<typeof InstallAgentRequest>;
 
 export const Problem = z
   .object({

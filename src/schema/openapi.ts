@@ -3,10 +3,13 @@
 import { OpenApiGeneratorV31, OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { CATALOGUE, type ErrorCode } from '../errors.js';
 import {
+  AgentIdParam,
+  AgentList,
   CreateSessionRequest,
   CreateSessionResponse,
   EventsResponse,
   HealthResponse,
+  InstallAgentRequest,
   MessageRequest,
   PermissionReplyRequest,
   Problem,
@@ -103,6 +106,13 @@ route({
     headers: z.object({ 'last-event-id': z.string().optional().openapi({ description: 'Resume cursor; wins over offset' }) }),
   },
   responses: { 200: eventStream, ...problems(...sessionErrors, 'events_evicted', 'offset_ahead', 'too_many_subscribers') },
+});
+route({ method: 'get', path: '/v1/agents', summary: 'Every agent: installed?, version, path, credentials, capabilities', responses: { 200: json(AgentList, 'Agents'), ...problems('shutting_down') } });
+route({
+  method: 'post', path: '/v1/agents/{agent}/install', summary: 'Install the pinned (or an exact) agent CLI version from the npm registry into the agents dir',
+  description: 'Concurrent requests for one agent share one install. A failure answers 502 agent_install_failed with npm\'s stderr tail in `stderrTail`.',
+  request: { params: AgentIdParam, ...body(InstallAgentRequest) },
+  responses: { 204: empty('Installed (or a complete install was already there)'), ...problems(...common, ...bodyErrors, 'agent_install_failed', 'shutting_down') },
 });
 const permissionParams = z.object({ id: SessionIdParam, permission_id: z.string() });
 route({

@@ -3,6 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import { ApiError } from '../../errors.js';
 import { ChildProcess } from '../../process/spawn.js';
+import { VERSION } from '../../version.js';
 import { parseNativeLine, type ProcessLimits } from '../process-options.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions } from '../types.js';
 import { mockCapabilities } from './capabilities.js';
@@ -16,6 +17,7 @@ export function createMockDriver(limits: ProcessLimits): AgentDriver {
     id: 'mock',
     capabilities: mockCapabilities,
     converter: mockConverter,
+    bundled: { path: PROGRAM, version: VERSION },
     start: (options, sink) => startMock(options, sink, limits),
   };
 }

@@ -1,0 +1,195 @@
+// Agent discovery and installs behind GET /v1/agents and POST /v1/agents/{agent}/install.
+// Per agent, the first of: an explicit --<agent>-bin, a complete install in the daemon's agents dir
+// (src/agents/install.ts), an executable of the agent's name on PATH. Agent specifics (bin names,
+// version patterns, credential variables and files) come from catalog.ts; nothing here branches on
+// an agent id. The daemon's environment and HOME are injectable so tests never touch process.env.
+import { constants } from 'node:fs';
+import { access, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.js';
+import { ApiError } from '../errors.js';
+import { AgentId } from '../schema/agents.js';
+import type { AgentInfo, InstallAgentRequest } from '../schema/api.js';
+import { AGENT_CATALOG, type CatalogEntry } from './catalog.js';
+import { defaultAgentsDir, InstallError, installAgent, resolveInstalled, type InstallResult } from './install.js';
+import type { AgentRegistry } from './registry.js';
+import { PINNED_AGENTS, type InstallableAgentId } from './versions.js';
+
+export interface DiscoveryOptions {
+  registry: AgentRegistry;
+  config: Pick<Config, 'agentsDir' | CatalogEntry['binOption']>;
+  /** The daemon's environment: PATH and credential variables (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Where credential files are looked for (default env.HOME, then the OS home). */
+  home?: string;
+  /** How long a listing is reused (default 5 s; an install through the API clears it). */
+  cacheMs?: number;
+  /** Longest `<bin> --version` run (default 5 s). */
+  versionTimeoutMs?: number;
+}
+
+type Found = { path: string; source: NonNullable<AgentInfo['source']>; version?: string; missing?: boolean };
+
+export class AgentDiscovery {
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly home: string;
+  readonly agentsDir: string;
+  private listing: { at: number; promise: Promise<AgentInfo[]> } | undefined;
+  /** `--version` results by path + mtime: a replaced executable is asked again. */
+  private readonly versions = new Map<string, Promise<string | undefined>>();
+
+  constructor(private readonly options: DiscoveryOptions) {
+    this.env = options.env ?? process.env;
+    this.home = options.home ?? (this.env.HOME || homedir());
+    this.agentsDir = resolve(options.config.agentsDir ?? defaultAgentsDir(this.env));
+  }
+
+  /** Every agent id, in AgentId order. Concurrent and recent calls share one look-around. */
+  list(): Promise<AgentInfo[]> {
+    const now = Date.now();
+    if (this.listing && now - this.listing.at < (this.options.cacheMs ?? 5_000)) return this.listing.promise;
+    const promise = Promise.all(AgentId.options.map((id) => this.describe(id)));
+    const entry = { at: now, promise };
+    this.listing = entry;
+    promise.catch(() => void (this.listing === entry && (this.listing = undefined)));
+    return promise;
+  }
+
+  invalidate(): void {
+    this.listing = undefined;
+  }
+
+  /** Installs the pinned (or requested) version into the agents dir; catalogue errors on failure. */
+  async install(agent: AgentId, request: InstallAgentRequest, log: Pick<FastifyBaseLogger, 'info' | 'warn'>): Promise<InstallResult> {
+    if (!Object.hasOwn(PINNED_AGENTS, agent)) {
+      throw new ApiError('invalid_request', `Agent '${agent}' ships with the daemon; there is nothing to install.`, { agent });
+    }
+    const id = agent as InstallableAgentId;
+    const version = request.version ?? PINNED_AGENTS[id].version;
+    log.info({ agent, version, dir: this.agentsDir, reinstall: request.reinstall ?? false }, 'agent install requested');
+    try {
+      const result = await installAgent({
+        agent: id,
+        dir: this.agentsDir,
+        reinstall: request.reinstall ?? false,
+        version,
+        onProgress: (p) => log.info({ agent, stage: p.stage }, `agent install: ${p.message}`),
+      });
+      log.info({ agent, version, path: result.path, reused: result.reused, seconds: result.seconds }, 'agent install finished');
+      return result;
+    } catch (err) {
+      const stderrTail = err instanceof InstallError ? err.stderrTail : '';
+      const message = ((err as Error).message ?? String(err)).split('\n')[0];
+      log.warn({ agent, version, err: message }, 'agent install failed');
+      throw new ApiError('agent_install_failed', `Installing ${PINNED_AGENTS[id].package}@${version} failed: ${message}`, { agent, version, stderrTail });
+    } finally {
+      this.invalidate();
+    }
+  }
+
+  private async describe(id: AgentId): Promise<AgentInfo> {
+    const driver = this.options.registry[id];
+    const base = {
+      id,
+      capabilities: driver?.capabilities ?? null,
+      adapterAvailable: driver !== undefined,
+      pinnedVersion: Object.hasOwn(PINNED_AGENTS, id) ? PINNED_AGENTS[id as InstallableAgentId].version : null,
+    };
+    if (driver?.bundled) {
+      return { ...base, installed: true, version: driver.bundled.version, path: driver.bundled.path, credentialsAvailable: true, source: null };
+    }
+    const entry: CatalogEntry | undefined = Object.hasOwn(AGENT_CATALOG, id) ? AGENT_CATALOG[id as InstallableAgentId] : undefined;
+    if (!entry) return { ...base, installed: false, credentialsAvailable: false, source: null };
+    const [found, credentialsAvailable] = await Promise.all([this.locate(id as InstallableAgentId, entry), this.hasCredentials(entry)]);
+    if (!found) return { ...base, installed: false, credentialsAvailable, source: null };
+    if (found.missing) return { ...base, installed: false, path: found.path, credentialsAvailable, source: found.source };
+    const version = found.version ?? (await this.version(found.path, entry.versionPattern));
+    return { ...base, installed: true, ...(version ? { version } : {}), path: found.path, credentialsAvailable, source: found.source };
+  }
+
+  private async locate(id: InstallableAgentId, entry: CatalogEntry): Promise<Found | undefined> {
+    const explicit = this.options.config[entry.binOption];
+    if (explicit) {
+      // An explicit path is never fallen through: a wrong flag shows as not installed.
+      const path = resolve(explicit);
+      return (await isExecutable(path)) ? { path, source: 'flag' } : { path, source: 'flag', missing: true };
+    }
+    const installed = await this.fromAgentsDir(id);
+    if (installed) return { path: installed.path, version: installed.version, source: 'install-dir' };
+    for (const dir of (this.env.PATH ?? '').split(delimiter)) {
+      if (!dir) continue;
+      const path = resolve(dir, entry.bin);
+      if (await isExecutable(path)) return { path, source: 'path' };
+    }
+    return undefined;
+  }
+
+  /** The pinned version's install, else the highest other complete one. */
+  private async fromAgentsDir(id: InstallableAgentId) {
+    const pinned = await resolveInstalled({ agent: id, dir: this.agentsDir });
+    if (pinned) return pinned;
+    const versions = await readdir(join(this.agentsDir, id)).catch(() => [] as string[]);
+    const others = versions.filter((v) => !v.startsWith('.') && v !== PINNED_AGENTS[id].version);
+    others.sort((a, b) => b.localeCompare(a, 'en', { numeric: true }));
+    for (const version of others) {
+      const other = await resolveInstalled({ agent: id, dir: this.agentsDir, version }).catch(() => undefined);
+      if (other) return other;
+    }
+    return undefined;
+  }
+
+  private async hasCredentials(entry: CatalogEntry): Promise<boolean> {
+    if (entry.credentialEnv.some((name) => !!this.env[name])) return true;
+    for (const file of entry.credentialFiles(this.home, this.env)) {
+      if (await access(file).then(() => true, () => false)) return true;
+    }
+    return false;
+  }
+
+  /** `<path> --version` in a throwaway HOME (some CLIs write there), cached by path and mtime. */
+  private async version(path: string, pattern: RegExp): Promise<string | undefined> {
+    const info = await stat(path).catch(() => undefined);
+    const key = `${path}\0${info?.mtimeMs ?? 0}\0${info?.size ?? 0}`;
+    let cached = this.versions.get(key);
+    if (!cached) {
+      cached = runVersion(path, pattern, this.env.PATH ?? '', this.options.versionTimeoutMs ?? 5_000);
+      this.versions.set(key, cached);
+      // Only answers are kept: a timeout under load is asked again next time.
+      void cached.then((v) => v === undefined && this.versions.delete(key));
+    }
+    return cached;
+  }
+}
+
+async function runVersion(path: string, pattern: RegExp, pathEnv: string, timeoutMs: number): Promise<string | undefined> {
+  const home = await mkdtemp(join(tmpdir(), 'agentwire-version-'));
+  try {
+    const { execa } = await import('execa');
+    const env = {
+      PATH: pathEnv,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, '.config'),
+      XDG_CACHE_HOME: join(home, '.cache'),
+      XDG_DATA_HOME: join(home, '.local/share'),
+      XDG_STATE_HOME: join(home, '.local/state'),
+    };
+    const run = await execa(path, ['--version'], { env, extendEnv: false, cwd: home, reject: false, stdin: 'ignore', timeout: timeoutMs, killSignal: 'SIGKILL', all: true, maxBuffer: 64 * 1024 });
+    if (run.exitCode !== 0) return undefined;
+    return pattern.exec(run.all ?? '')?.[0];
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
+async function isExecutable(path: string): Promise<boolean> {
+  try {
+    const s = await stat(path);
+    if (!s.isFile()) return false;
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
