@@ -193,4 +193,13 @@ describe('Normalizer', () => {
     const out = make().agent([{ type: 'agent.unparsed', data: { error: 'not JSON', location: 'x.convert' } }], 'garbage');
     expect(out.map((o) => [o.event.source, o.event.synthetic, o.raw])).toEqual([['daemon', true, 'garbage']]);
   });
+
+  it('takes the native session id from a later, dropped start (agents that name it only with their first turn)', () => {
+    const n = make({ sessionLifecycle: true });
+    expect(n.agent([{ type: 'session.started', data: { metadata: { version: '1' } } }], null)[0]).not.toHaveProperty('nativeSessionId');
+    expect(n.agent([{ type: 'session.started', native_session_id: 'nat-9', data: {} }], null)).toEqual([]);
+    const next = n.agent([{ type: 'error', data: { message: 'x' } }], null);
+    expect(next[0]).toMatchObject({ nativeSessionId: 'nat-9' });
+    expect(n.agent([{ type: 'error', data: { message: 'y' } }], null)[0]).not.toHaveProperty('nativeSessionId');
+  });
 });

@@ -27,6 +27,8 @@ export class Normalizer {
   private turnCount = 0;
   private turnId: string | null = null;
   private out: Normalized[] = [];
+  /** A native session id learnt from a dropped duplicate start, for the next event to carry. */
+  private nativeSessionId: string | null = null;
   private raw: unknown = null;
 
   constructor(
@@ -123,7 +125,12 @@ export class Normalizer {
     const origin = d.type === 'agent.unparsed' ? DAEMON : originOf(d);
     switch (d.type) {
       case 'session.started':
-        if (this.sessionStarted) return;
+        if (this.sessionStarted) {
+          // A repeated start is dropped, but it may be the first to name the agent's session id
+          // (Claude Code reports it only with its first turn): the next event carries it.
+          if (d.native_session_id) this.nativeSessionId = d.native_session_id;
+          return;
+        }
         this.sessionStarted = true;
         return this.emit({ type: d.type, data: d.data, ...origin }, d.native_session_id ?? null);
       case 'session.ended':
@@ -238,7 +245,9 @@ export class Normalizer {
   }
 
   private emit(event: PendingEvent, nativeSessionId?: string | null): void {
-    this.out.push({ event, raw: this.raw, ...(nativeSessionId ? { nativeSessionId } : {}) });
+    const id = nativeSessionId ?? this.nativeSessionId;
+    this.nativeSessionId = null;
+    this.out.push({ event, raw: this.raw, ...(id ? { nativeSessionId: id } : {}) });
   }
 }
 
