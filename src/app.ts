@@ -60,7 +60,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
       void (reply as FastifyReply).code(problem.status).type('application/problem+json').send(problem.toProblem());
     },
   });
-  const registry = deps.registry ?? createRegistry(config);
+  const registry = deps.registry ?? createRegistry(config, deps.agentEnv?.env);
   const sessions = new SessionManager({
     registry,
     ids,

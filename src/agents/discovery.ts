@@ -30,7 +30,7 @@ export interface DiscoveryOptions {
   versionTimeoutMs?: number;
 }
 
-type Found = { path: string; source: NonNullable<AgentInfo['source']>; version?: string; missing?: boolean };
+export type Found = { path: string; source: NonNullable<AgentInfo['source']>; version?: string; missing?: boolean };
 
 export class AgentDiscovery {
   private readonly env: NodeJS.ProcessEnv;
@@ -109,35 +109,8 @@ export class AgentDiscovery {
     return { ...base, installed: true, ...(version ? { version } : {}), path: found.path, credentialsAvailable, source: found.source };
   }
 
-  private async locate(id: InstallableAgentId, entry: CatalogEntry): Promise<Found | undefined> {
-    const explicit = this.options.config[entry.binOption];
-    if (explicit) {
-      // An explicit path is never fallen through: a wrong flag shows as not installed.
-      const path = resolve(explicit);
-      return (await isExecutable(path)) ? { path, source: 'flag' } : { path, source: 'flag', missing: true };
-    }
-    const installed = await this.fromAgentsDir(id);
-    if (installed) return { path: installed.path, version: installed.version, source: 'install-dir' };
-    for (const dir of (this.env.PATH ?? '').split(delimiter)) {
-      if (!dir) continue;
-      const path = resolve(dir, entry.bin);
-      if (await isExecutable(path)) return { path, source: 'path' };
-    }
-    return undefined;
-  }
-
-  /** The pinned version's install, else the highest other complete one. */
-  private async fromAgentsDir(id: InstallableAgentId) {
-    const pinned = await resolveInstalled({ agent: id, dir: this.agentsDir });
-    if (pinned) return pinned;
-    const versions = await readdir(join(this.agentsDir, id)).catch(() => [] as string[]);
-    const others = versions.filter((v) => !v.startsWith('.') && v !== PINNED_AGENTS[id].version);
-    others.sort((a, b) => b.localeCompare(a, 'en', { numeric: true }));
-    for (const version of others) {
-      const other = await resolveInstalled({ agent: id, dir: this.agentsDir, version }).catch(() => undefined);
-      if (other) return other;
-    }
-    return undefined;
+  private locate(id: InstallableAgentId, entry: CatalogEntry): Promise<Found | undefined> {
+    return findAgentExecutable(id, { config: this.options.config, agentsDir: this.agentsDir, env: this.env }, entry);
   }
 
   private async hasCredentials(entry: CatalogEntry): Promise<boolean> {
@@ -161,6 +134,47 @@ export class AgentDiscovery {
     }
     return cached;
   }
+}
+
+/**
+ * Where an agent's executable is: an explicit --<agent>-bin (never fallen through: a wrong flag
+ * shows as missing), the pinned (else the highest other) complete install in the agents dir, an
+ * executable of the agent's name on PATH. Drivers call it when a session starts.
+ */
+export async function findAgentExecutable(
+  id: InstallableAgentId,
+  where: { config: Partial<Pick<Config, 'agentsDir' | CatalogEntry['binOption']>>; agentsDir?: string; env?: NodeJS.ProcessEnv },
+  entry: CatalogEntry = AGENT_CATALOG[id],
+): Promise<Found | undefined> {
+  const explicit = where.config[entry.binOption];
+  if (explicit) {
+    const path = resolve(explicit);
+    return (await isExecutable(path)) ? { path, source: 'flag' } : { path, source: 'flag', missing: true };
+  }
+  const env = where.env ?? process.env;
+  const agentsDir = resolve(where.agentsDir ?? where.config.agentsDir ?? defaultAgentsDir(env));
+  const installed = await fromAgentsDir(id, agentsDir);
+  if (installed) return { path: installed.path, version: installed.version, source: 'install-dir' };
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const path = resolve(dir, entry.bin);
+    if (await isExecutable(path)) return { path, source: 'path' };
+  }
+  return undefined;
+}
+
+/** The pinned version's install, else the highest other complete one. */
+async function fromAgentsDir(id: InstallableAgentId, agentsDir: string) {
+  const pinned = await resolveInstalled({ agent: id, dir: agentsDir });
+  if (pinned) return pinned;
+  const versions = await readdir(join(agentsDir, id)).catch(() => [] as string[]);
+  const others = versions.filter((v) => !v.startsWith('.') && v !== PINNED_AGENTS[id].version);
+  others.sort((a, b) => b.localeCompare(a, 'en', { numeric: true }));
+  for (const version of others) {
+    const other = await resolveInstalled({ agent: id, dir: agentsDir, version }).catch(() => undefined);
+    if (other) return other;
+  }
+  return undefined;
 }
 
 async function runVersion(path: string, pattern: RegExp, pathEnv: string, timeoutMs: number): Promise<string | undefined> {

@@ -1,12 +1,21 @@
 // The one map from agent id to driver. Sessions look drivers up here and never switch on ids.
+import type { Config } from '../config.js';
 import type { AgentId } from '../schema/agents.js';
+import { claudeLocator, createClaudeDriver } from './claude/driver.js';
 import { createMockDriver } from './mock/driver.js';
 import type { ProcessLimits } from './process-options.js';
 import type { AgentDriver } from './types.js';
 
 export type AgentRegistry = Partial<Record<AgentId, AgentDriver>>;
 
-/** Adapters for claude, codex, opencode and amp arrive with their own issues. */
-export function createRegistry(limits: ProcessLimits): AgentRegistry {
-  return { mock: createMockDriver(limits) };
+/** Where agent executables are looked up (a Config satisfies it). */
+export type RegistryOptions = ProcessLimits & Partial<Pick<Config, 'agentsDir' | 'claudeBin'>>;
+
+/** Adapters for codex, opencode and amp arrive with their own issues. Executables are located
+ *  lazily, when a session starts, so the registry builds whether or not an agent is installed. */
+export function createRegistry(options: RegistryOptions, env: NodeJS.ProcessEnv = process.env): AgentRegistry {
+  return {
+    mock: createMockDriver(options),
+    claude: createClaudeDriver(options, claudeLocator({ agentsDir: options.agentsDir, claudeBin: options.claudeBin }, env)),
+  };
 }

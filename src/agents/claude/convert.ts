@@ -1,0 +1,229 @@
+// Claude Code's converter: stream-json stdout lines (native.ts) → draft events. Pure (design rule
+// 1). Keys are Claude's own ids: a message item is one API response (`message.id`, thinking and
+// text together), a tool_call item is its tool_use id, a tool_result item `result:<tool_use id>`.
+// A response streams as stream_event lines (message_start … message_stop) with one `assistant` line
+// per content block in between; the message completes at message_stop with its non-tool blocks.
+import type { ContentPart } from '../../schema/events.js';
+import type { Converter, Draft, DraftItem } from '../types.js';
+import { messagePart, summarise, toolCallItem, toolRef, toolResultItem, toolUse, unparsed, type ToolRef } from './convert-blocks.js';
+import { questionOrPermission } from './convert-hitl.js';
+import { ClaudeOut, StreamEvent, SystemInit } from './native.js';
+
+export interface ClaudeState {
+  /** The API message being streamed: message_start seen, message_stop not yet. */
+  readonly current: string | null;
+  /** Messages started and not completed, by message id, with their non-tool parts so far. */
+  readonly open: Readonly<Record<string, readonly ContentPart[]>>;
+  /** This turn's tool calls by tool_use id, for their results. Cleared at `result`. */
+  readonly tools: Readonly<Record<string, ToolRef>>;
+  /** Status items emitted so far in the session: their keys are `status:<n>`. */
+  readonly statuses: number;
+}
+
+type Out = { state: ClaudeState; events: Draft[] };
+type LineOf<K extends ClaudeOut['type']> = Extract<ClaudeOut, { type: K }>;
+
+const initial = (): ClaudeState => ({ current: null, open: {}, tools: {}, statuses: 0 });
+
+export const claudeConverter: Converter<ClaudeState> = {
+  initial,
+  convert(state, native) {
+    try {
+      return convertLine(state, native);
+    } catch (err) {
+      // Only reachable through a bug here; the contract says a converter never throws.
+      return { state, events: [unparsed(`converter failure: ${String(err)}`, native)] };
+    }
+  },
+};
+
+function convertLine(state: ClaudeState, native: unknown): Out {
+  if (typeof native === 'string') return { state, events: [unparsed('not JSON', native)] };
+  const parsed = ClaudeOut.safeParse(native);
+  if (!parsed.success) return { state, events: [unparsed(summarise(parsed.error.issues, native), native)] };
+  const line = parsed.data;
+  switch (line.type) {
+    case 'system':
+      return system(state, line, native);
+    case 'stream_event':
+      return streamEvent(state, line, native);
+    case 'assistant':
+      return assistant(state, line);
+    case 'user':
+      return user(state, line);
+    case 'result':
+      return result(state, line);
+    case 'control_request': {
+      const draft = questionOrPermission(line.request_id, line.request);
+      return { state, events: [draft ?? unparsed(`unknown control request ${JSON.stringify(line.request.subtype)}`, native)] };
+    }
+    case 'control_response':
+      return controlResponse(state, line);
+    case 'keep_alive':
+      return { state, events: [] };
+  }
+}
+
+function system(state: ClaudeState, line: LineOf<'system'>, native: unknown): Out {
+  switch (line.subtype) {
+    case 'init': {
+      const init = SystemInit.safeParse(line);
+      if (!init.success) return { state, events: [unparsed(summarise(init.error.issues, native), native)] };
+      const { session_id, model, tools, cwd, permissionMode } = init.data;
+      // Printed once per turn with the same id; the normalizer keeps the first start (the
+      // initialize answer) and takes the native session id from this one.
+      return { state, events: [{ type: 'session.started', native_session_id: session_id, data: { metadata: { model, tools, cwd, permissionMode } } }] };
+    }
+    case 'thinking_tokens':
+      // A running estimate printed before each thinking delta; the deltas themselves carry the text.
+      return { state, events: [] };
+    case 'status':
+      // `requesting` precedes every model request, whose message_start follows at once: no news.
+      // Other states (e.g. compacting) are worth a status item; `null` ends such a state.
+      if (line.status === 'requesting' || line.status === null || line.status === undefined) return { state, events: [] };
+      return statusItem(state, 'status', String(line.status as string), line.uuid);
+    case 'api_retry': {
+      const { attempt, max_retries, retry_delay_ms, error, error_status } = line;
+      const http = error_status !== undefined && error_status !== null ? ` (HTTP ${String(error_status as number)})` : '';
+      const detail = `attempt ${String(attempt as number)} of ${String(max_retries as number)}, retrying in ${String(retry_delay_ms as number)} ms: ${String(error as string)}${http}`;
+      return statusItem(state, 'api_retry', detail, line.uuid);
+    }
+    default:
+      return statusItem(state, line.subtype, scalars(line), line.uuid);
+  }
+}
+
+function statusItem(state: ClaudeState, label: string, detail: string, uuid: unknown): Out {
+  const n = state.statuses + 1;
+  const item: DraftItem = {
+    key: `status:${n}`,
+    native_item_id: typeof uuid === 'string' ? uuid : null,
+    kind: 'status',
+    role: null,
+    content: [{ type: 'status', label, detail }],
+    status: 'completed',
+  };
+  return { state: { ...state, statuses: n }, events: [{ type: 'item.completed', item }] };
+}
+
+/** A short human summary of an unknown system line: its scalar fields, bar the envelope. */
+function scalars(line: Record<string, unknown>): string {
+  const skip = new Set(['type', 'subtype', 'session_id', 'uuid']);
+  const text = Object.entries(line)
+    .filter(([k, v]) => !skip.has(k) && v !== null && ['string', 'number', 'boolean'].includes(typeof v))
+    .map(([k, v]) => `${k}: ${String(v)}`)
+    .join(', ');
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
+
+function streamEvent(state: ClaudeState, line: LineOf<'stream_event'>, native: unknown): Out {
+  const parsed = StreamEvent.safeParse(line.event);
+  if (!parsed.success) return { state, events: [unparsed(`stream_event: ${summarise(parsed.error.issues, line.event)}`, native)] };
+  const event = parsed.data;
+  switch (event.type) {
+    case 'message_start': {
+      const id = event.message.id;
+      const next = { ...state, current: id, open: Object.hasOwn(state.open, id) ? state.open : { ...state.open, [id]: [] } };
+      return { state: next, events: [{ type: 'item.started', item: message(id, [], 'in_progress') }] };
+    }
+    case 'content_block_delta': {
+      const delta = event.delta;
+      // Tool input streams as partial JSON; the tool_call item comes whole from the assistant line.
+      if (delta.type !== 'text_delta' && delta.type !== 'thinking_delta') return { state, events: [] };
+      const id = line.api_message_id ?? state.current;
+      if (id === null) return { state, events: [unparsed('content_block_delta outside a message', native)] };
+      const known = Object.hasOwn(state.open, id);
+      const text = delta.type === 'text_delta' ? delta.text : delta.thinking;
+      const draft: Draft = {
+        type: 'item.delta',
+        key: id,
+        native_item_id: id,
+        delta: text,
+        ...(known ? {} : { stub: { kind: 'message', role: 'assistant' } }),
+      };
+      return { state: known ? state : { ...state, open: { ...state.open, [id]: [] } }, events: [draft] };
+    }
+    case 'message_stop': {
+      const id = line.api_message_id ?? state.current;
+      if (id === null || !Object.hasOwn(state.open, id)) return { state: { ...state, current: null }, events: [] };
+      const { [id]: parts = [], ...open } = state.open;
+      return { state: { ...state, current: null, open }, events: [{ type: 'item.completed', item: message(id, [...parts], 'completed') }] };
+    }
+    default:
+      // content_block_start/stop: the block arrives whole on its assistant line; message_delta: its
+      // stop_reason and usage are repeated by `result`; ping: keep-alive.
+      return { state, events: [] };
+  }
+}
+
+function assistant(state: ClaudeState, line: LineOf<'assistant'>): Out {
+  const id = line.message.id;
+  const events: Draft[] = [];
+  // Without a message_start (no partial messages, or a synthetic API-error message) the message
+  // opens here and completes at `result`.
+  if (!Object.hasOwn(state.open, id)) events.push({ type: 'item.started', item: message(id, [], 'in_progress') });
+  let parts = [...(state.open[id] ?? [])];
+  let tools = state.tools;
+  for (const block of line.message.content) {
+    const tool = toolUse(block);
+    if (tool) {
+      tools = { ...tools, [tool.id]: toolRef(id, tool) };
+      events.push({ type: 'item.completed', item: toolCallItem(id, tool) });
+      continue;
+    }
+    const part = messagePart(block);
+    if (part) parts = [...parts, part];
+  }
+  return { state: { ...state, open: { ...state.open, [id]: parts }, tools }, events };
+}
+
+function user(state: ClaudeState, line: LineOf<'user'>): Out {
+  // Only tool results are converted: the user's own words are synthesised by the daemon from the
+  // turn it sent (capabilities.userMessages is false), and Claude echoes them only with
+  // --replay-user-messages, which the driver does not pass.
+  const content = typeof line.message.content === 'string' ? [] : line.message.content;
+  const events: Draft[] = [];
+  for (const block of content) {
+    if (block.type !== 'tool_result') continue;
+    const ref = typeof block.tool_use_id === 'string' ? state.tools[block.tool_use_id] : undefined;
+    const item = toolResultItem(block, ref);
+    events.push(item ? { type: 'item.completed', item } : unparsed('user: malformed tool_result block', block));
+  }
+  return { state, events };
+}
+
+function result(state: ClaudeState, line: LineOf<'result'>): Out {
+  const ok = line.subtype === 'success' && line.is_error !== true;
+  const events: Draft[] = Object.entries(state.open).map(([id, parts]) => ({
+    type: 'item.completed' as const,
+    item: message(id, [...parts], ok ? 'completed' : 'failed'),
+  }));
+  if (line.is_error === true || line.subtype !== 'success') {
+    const message = line.result ?? (line.errors?.length ? line.errors.join('\n') : line.subtype);
+    events.push({ type: 'error', data: { message, code: `claude_${line.subtype}` } });
+  }
+  const { usage, total_cost_usd, duration_ms, num_turns, stop_reason, permission_denials } = line;
+  const metadata = { subtype: line.subtype, usage, total_cost_usd, duration_ms, num_turns, permission_denials };
+  events.push({ type: 'turn.ended', data: { metadata: stop_reason === undefined ? metadata : { ...metadata, stop_reason } } });
+  return { state: { ...initial(), statuses: state.statuses }, events };
+}
+
+function controlResponse(state: ClaudeState, line: LineOf<'control_response'>): Out {
+  const { subtype, response, error, request_id } = line.response;
+  if (subtype === 'error') {
+    return { state, events: [{ type: 'error', data: { message: error ?? 'control request failed', code: 'claude_control_error', details: { request_id } } }] };
+  }
+  // The answer to initialize is the first line Claude prints and the only sign of life before the
+  // first turn (system/init comes with each turn). Answers to other requests carry nothing.
+  if (!response || typeof response.claude_code_version !== 'string') return { state, events: [] };
+  const { claude_code_version, current_permission_mode, pid } = response;
+  const models = Array.isArray(response.models)
+    ? response.models.map((m: Record<string, unknown>) => ({ value: m?.value, resolved_model: m?.resolvedModel, display_name: m?.displayName }))
+    : undefined;
+  const metadata = { claude_code_version, current_permission_mode, ...(models ? { models } : {}), ...(pid !== undefined ? { pid } : {}) };
+  return { state, events: [{ type: 'session.started', native_session_id: null, data: { metadata } }] };
+}
+
+function message(id: string, content: ContentPart[], status: DraftItem['status']): DraftItem {
+  return { key: id, native_item_id: id, kind: 'message', role: 'assistant', content, status };
+}
