@@ -1,5 +1,8 @@
 // Every content-producing mock command, end to end: HTTP in, a real mock process, the universal log
 // out. HITL, errors, exits and interrupts are in mock-e2e-control.test.ts.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HELP, MARKDOWN, NOTES_PATCH_DIFF, NOTES_WRITE_DIFF } from '../src/agents/mock/program-texts.js';
 import type { App } from '../src/app.js';
@@ -172,24 +175,33 @@ describe('mock e2e: commands', () => {
     expect(textOf(reply)).toHaveLength(2000);
   });
 
-  it('attachments: the user message and the final reply both carry them', async () => {
-    const attachments = [
-      { path: '/tmp/screenshot.png', mime: 'image/png' },
-      { path: 'notes.md' },
-    ];
+  it('attachments: the user message and the final reply both carry them, paths resolved against cwd', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aw-attach-'));
+    writeFileSync(join(dir, 'screenshot.png'), 'png');
+    writeFileSync(join(dir, 'notes.md'), '# notes');
+    await createMock(app, 'attach', { cwd: dir });
     const message = 'Reply with exactly the single word SEEN.';
-    const { events } = await turn(message, attachments);
-    const user = completedItems(events).find((i) => i.role === 'user');
-    expect(user?.content).toEqual([
-      { type: 'text', text: message },
-      { type: 'image', path: '/tmp/screenshot.png', mime: 'image/png' },
-      { type: 'file_ref', path: 'notes.md', action: 'read' },
-    ]);
-    const [reply] = assistantMessages(events);
-    expect(reply?.content).toEqual([
-      { type: 'text', text: 'SEEN' },
-      { type: 'image', path: '/tmp/screenshot.png', mime: 'image/png' },
-      { type: 'file_ref', path: 'notes.md', action: 'read' },
-    ]);
+    const t = await sendTurn(app, 'attach', message, { attachments: [{ path: join(dir, 'screenshot.png'), mime: 'image/png' }, { path: 'notes.md' }] });
+    await expectWellFormedTurn(app, 'attach', t, message, { unparsed: 0 });
+    const expected = [
+      { type: 'image', path: join(dir, 'screenshot.png'), mime: 'image/png' },
+      { type: 'file_ref', path: join(dir, 'notes.md'), action: 'read' },
+    ];
+    expect(completedItems(t.events).find((i) => i.role === 'user')?.content).toEqual([{ type: 'text', text: message }, ...expected]);
+    expect(assistantMessages(t.events)[0]?.content).toEqual([{ type: 'text', text: 'SEEN' }, ...expected]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('attachments that do not exist are a 400 and start no turn', async () => {
+    const res = await app.app.inject({
+      method: 'POST',
+      url: `/v1/sessions/${SID}/messages`,
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ message: 'hi', attachments: [{ path: '/no/such/file.png' }] }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'invalid_request' });
+    expect((await app.app.inject({ method: 'GET', url: `/v1/sessions/${SID}` })).json()).toMatchObject({ status: 'idle' });
+    expect((await turn('echo still fine')).events.some((e) => e.type === 'turn.ended')).toBe(true);
   });
 });

@@ -202,4 +202,14 @@ describe('Normalizer', () => {
     expect(next[0]).toMatchObject({ nativeSessionId: 'nat-9' });
     expect(n.agent([{ type: 'error', data: { message: 'y' } }], null)[0]).not.toHaveProperty('nativeSessionId');
   });
+
+  it('closes a turn the agent never received, with an error saying so', () => {
+    const n = make();
+    n.turnStarted(input, null);
+    expect(n.turnAborted('pipe closed').map((o) => [o.event.type, o.event.data])).toEqual([
+      ['error', { message: 'pipe closed', code: 'turn_not_delivered' }],
+      ['turn.ended', { turn_id: 'turn_1', metadata: { reason: 'error' } }],
+    ]);
+    expect(n.turnActive).toBe(false);
+  });
 });

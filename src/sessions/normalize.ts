@@ -92,6 +92,14 @@ export class Normalizer {
     });
   }
 
+  /** The turn was started but the agent never received it: say so and close the turn. */
+  turnAborted(message: string): Normalized[] {
+    return this.run(null, () => {
+      this.emit({ type: 'error', data: { message, code: 'turn_not_delivered' }, ...DAEMON });
+      this.endTurn({ reason: 'error' }, DAEMON);
+    });
+  }
+
   /** The agent process is gone. Close what is open, then end the session if the agent did not. */
   processExited(exit: ProcessExit, message?: string): Normalized[] {
     const raw = { exit_code: exit.exitCode, signal: exit.signal, requested: exit.requested };

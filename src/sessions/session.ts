@@ -1,6 +1,7 @@
 // One session: owns its agent handle, its converter state, its normalizer and its event log, and
 // is the only path between the HTTP layer and the agent. Status is derived from the normalizer
 // (the one bookkeeper of turns and pending HITL), so it can never disagree with the event stream.
+import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { AgentDriver, AgentHandle, ProcessExit, TurnInput } from '../agents/types.js';
@@ -95,9 +96,31 @@ export class Session {
         sessionStatus: this.status,
       });
     }
-    const input: TurnInput = { message: body.message, attachments: body.attachments ?? [] };
+    const input: TurnInput = { message: body.message, attachments: this.attachments(body) };
     this.apply(this.normalizer.turnStarted(input, body));
-    await handle.send(input);
+    try {
+      await handle.send(input);
+    } catch (err) {
+      // The agent never got the message: close the turn so the session stays usable.
+      this.apply(this.normalizer.turnAborted(`the message could not be delivered to the agent: ${(err as Error).message}`));
+      throw err instanceof ApiError ? err : new ApiError('agent_io_failed', (err as Error).message, { sessionId: this.id });
+    }
+  }
+
+  /**
+   * Attachments resolved against the session's cwd and checked before the turn starts (synchronously,
+   * so the turn lock is still taken before anything is awaited): a missing file is the client's 400.
+   */
+  private attachments(body: MessageRequest): TurnInput['attachments'] {
+    return (body.attachments ?? []).map((a, i) => {
+      const path = isAbsolute(a.path) ? a.path : resolve(this.request.cwd, a.path);
+      if (!statSync(path, { throwIfNoEntry: false })?.isFile()) {
+        throw new ApiError('invalid_request', `attachments[${i}].path '${a.path}' is not a readable file (relative paths are resolved against the session's cwd).`, {
+          sessionId: this.id,
+        });
+      }
+      return { ...a, path };
+    });
   }
 
   async interrupt(): Promise<void> {
