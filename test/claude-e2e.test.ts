@@ -1,7 +1,7 @@
 // Claude end to end: the daemon's HTTP API, the real pinned Claude Code (2.1.330) as the session's
 // agent process, and the fake model server behind it. Every session runs in a throwaway sandbox
 // (HOME, TMPDIR, XDG_* and the work dir), so nothing reads or writes the machine's own config.
-import { existsSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.js';
@@ -226,6 +226,32 @@ describe('claude e2e (real CLI, fake model)', () => {
     await expectWellFormedTurn(app!, SID, turn, 'Try.');
     expect(assistantMessages(turn.events).map(textOf)).toEqual(['Recovered after the retry.']);
     expect(fake!.requests.filter((r) => r.status === 500)).toHaveLength(1);
+    expectNoUnparsed(await allEvents());
+  });
+
+  it('recovers from an overloaded model (HTTP 529 once, then success)', async () => {
+    await start([[{ error: 529, times: 1, retryAfterMs: 10 }, { text: 'Recovered after overload.' }]]);
+    const turn = await sendTurn(app!, SID, 'Try.');
+    await expectWellFormedTurn(app!, SID, turn, 'Try.');
+    expect(assistantMessages(turn.events).map(textOf)).toEqual(['Recovered after overload.']);
+    expect(fake!.requests.filter((r) => r.status === 529)).toHaveLength(1);
+    // The retry is visible in the stream as a status item.
+    expect(completed(turn.events).some((i) => i.kind === 'status')).toBe(true);
+    expectNoUnparsed(await allEvents());
+  });
+
+  it('sends an image attachment to Claude as an image block, and shows it in the user item', async () => {
+    const { sandbox } = await start([[{ text: 'I see a picture.' }]]);
+    // A 1×1 PNG.
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+    writeFileSync(join(sandbox.work, 'dot.png'), png);
+    const turn = await sendTurn(app!, SID, 'What is this?', { attachments: [{ path: 'dot.png', mime: 'image/png' }] });
+    await expectWellFormedTurn(app!, SID, turn, 'What is this?');
+    const user = completed(turn.events).find((i) => i.role === 'user');
+    expect(user?.content).toContainEqual({ type: 'image', path: join(sandbox.work, 'dot.png'), mime: 'image/png' });
+    const sent = JSON.stringify(fake!.requests.at(-1)?.body ?? '');
+    expect(sent).toContain('"type":"image"');
+    expect(sent).toContain(png.toString('base64'));
     expectNoUnparsed(await allEvents());
   });
 

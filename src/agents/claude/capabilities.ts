@@ -10,7 +10,7 @@ export const claudeCapabilities: Capabilities = {
   questions: true, // AskUserQuestion and ExitPlanMode arrive as can_use_tool requests
   permissions: true, // can_use_tool
   images: true, // image blocks of tool results (e.g. Read of a picture)
-  fileAttachments: false, // output side: Claude prints no file attachments; flip when the driver forwards a turn's attachments
+  fileAttachments: true, // a turn's images go to Claude as base64 image blocks, other files as paths in the text
   sessionLifecycle: true, // the initialize answer starts the session; no native end (the process exit does)
   errorEvents: true, // result is_error / error_* subtypes, control errors
   reasoning: true, // thinking blocks (redacted_thinking as private)
