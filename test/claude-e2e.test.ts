@@ -27,7 +27,7 @@ afterEach(async () => {
 type Scenario = Parameters<typeof startFakeModel>[0] extends infer O ? (O extends { scenario?: infer S } ? S : never) : never;
 
 /** A daemon with one claude session against a fake model answering `scenario`. */
-async function start(scenario: Scenario, permissionMode: 'default' | 'bypass' = 'bypass'): Promise<{ app: App; sandbox: Sandbox; fake: FakeModel }> {
+async function start(scenario: Scenario, permissionMode: 'default' | 'bypass' | 'plan' | 'acceptEdits' = 'bypass'): Promise<{ app: App; sandbox: Sandbox; fake: FakeModel }> {
   sandbox = makeSandbox('claude-e2e');
   fake = await startFakeModel({ scenario });
   app = await makeApp({ baseDir: sandbox.work });
@@ -169,6 +169,43 @@ describe('claude e2e (real CLI, fake model)', () => {
     expect(textOf(assistantMessages(rest).at(-1))).toBe('Blue it is.');
     const last = fake!.requests.filter((r) => r.path.includes('messages')).at(-1)!;
     expect(JSON.stringify(last.body)).toContain('\\"Which color?\\"=\\"Blue\\"');
+    expectNoUnparsed(await allEvents());
+  });
+
+  it('rejects an AskUserQuestion: question.resolved rejected, the model is told no', async () => {
+    const question = { question: 'Which color?', header: 'Color', options: [{ label: 'Red', description: 'warm' }, { label: 'Blue', description: 'cool' }], multiSelect: false };
+    await start([[{ call: 'AskUserQuestion', input: { questions: [question] } }], [{ text: 'No answer, fine.' }]], 'default');
+    const turn = await sendTurn(app!, SID, 'Ask me a color.');
+    const asked = turn.events.find((e) => e.type === 'question.requested');
+    const questionId = asked?.type === 'question.requested' ? asked.data.question_id : '';
+    const rejected = await post(app!, `/v1/sessions/${SID}/questions/${encodeURIComponent(questionId)}/reject`);
+    expect(rejected.statusCode, rejected.body).toBe(204);
+    const rest = await eventsUntil(app!, SID, turn.from);
+    expect(rest.find((e) => e.type === 'question.resolved')?.data).toMatchObject({ status: 'rejected' });
+    expect(textOf(assistantMessages(rest).at(-1))).toBe('No answer, fine.');
+    const result = completed(rest).find((i) => i.kind === 'tool_result');
+    expect(result?.status).toBe('failed');
+    expectNoUnparsed(await allEvents());
+  });
+
+  it('acceptEdits mode: a file write is not asked', async () => {
+    const { sandbox } = await start([[{ tool: 'write', path: 'auto.txt', content: 'auto\n' }], [{ text: 'Wrote it.' }]], 'acceptEdits');
+    const turn = await sendTurn(app!, SID, 'Write auto.txt.');
+    await expectWellFormedTurn(app!, SID, turn, 'Write auto.txt.');
+    expect(turn.events.some((e) => e.type === 'permission.requested')).toBe(false);
+    expect(readFileSync(join(sandbox.work, 'auto.txt'), 'utf8')).toBe('auto\n');
+    expectNoUnparsed(await allEvents());
+  });
+
+  it('plan mode: the CLI runs in plan mode (ExitPlanMode is not offered to the model in -p mode on 2.1.330)', async () => {
+    await start([[{ text: 'Here is my plan.' }]], 'plan');
+    const started = (await allEvents()).find((e) => e.type === 'session.started');
+    expect(started?.data).toMatchObject({ metadata: { current_permission_mode: 'plan' } });
+    const turn = await sendTurn(app!, SID, 'Make a plan.');
+    await expectWellFormedTurn(app!, SID, turn, 'Make a plan.');
+    // What the model is offered in plan mode, recorded so a CLI upgrade that adds it shows up here.
+    const tools = JSON.stringify(fake!.requests.at(-1)?.body).match(/"name":"(\w+)"/g) ?? [];
+    expect(tools).not.toContain('"name":"ExitPlanMode"');
     expectNoUnparsed(await allEvents());
   });
 
