@@ -110,7 +110,9 @@ describe('claude e2e (real CLI, fake model)', () => {
     const turn = await sendTurn(app!, SID, 'Write hello.txt.');
     await expectWellFormedTurn(app!, SID, turn, 'Write hello.txt.');
     expect(readFileSync(join(sandbox.work, 'hello.txt'), 'utf8')).toBe('hello\n');
-    expect(completed(turn.events).some((i) => i.kind === 'tool_call')).toBe(true);
+    // The file change is in the stream: the tool call carries a file_ref with a diff.
+    const call = completed(turn.events).find((i) => i.kind === 'tool_call');
+    expect(call?.content).toContainEqual(expect.objectContaining({ type: 'file_ref', path: 'hello.txt', action: 'write', diff: expect.stringContaining('+hello') }));
     expectNoUnparsed(await allEvents());
   });
 
@@ -289,6 +291,31 @@ describe('claude e2e (real CLI, fake model)', () => {
     const sent = JSON.stringify(fake!.requests.at(-1)?.body ?? '');
     expect(sent).toContain('"type":"image"');
     expect(sent).toContain(png.toString('base64'));
+    expectNoUnparsed(await allEvents());
+  });
+
+  it('streams thinking as deltas and keeps it as a reasoning part', async () => {
+    await start([[{ thinking: 'Let me think about colours.' }, { text: 'Blue.' }]]);
+    const turn = await sendTurn(app!, SID, 'Pick a colour.');
+    await expectWellFormedTurn(app!, SID, turn, 'Pick a colour.');
+    const [reply] = assistantMessages(turn.events);
+    expect(reply?.content).toEqual([
+      { type: 'reasoning', text: 'Let me think about colours.', visibility: 'public' },
+      { type: 'text', text: 'Blue.' },
+    ]);
+    expect(deltasOf(turn.events, reply!.item_id).join('')).toBe('Let me think about colours.Blue.');
+    expectNoUnparsed(await allEvents());
+  });
+
+  it('reports a model that keeps failing as an error event, and the turn still ends', async () => {
+    await start([[{ error: 500, retryAfterMs: 10, message: 'upstream down' }]]);
+    const turn = await sendTurn(app!, SID, 'Try.');
+    await expectWellFormedTurn(app!, SID, turn, 'Try.');
+    const error = turn.events.find((e) => e.type === 'error');
+    expect(error?.source).toBe('agent');
+    expect(error?.type === 'error' ? error.data.message : '').toMatch(/500|upstream down|API Error/i);
+    expect(turn.events.at(-1)?.type).toBe('turn.ended');
+    expect(fake!.requests.filter((r) => r.status === 500).length).toBeGreaterThanOrEqual(2);
     expectNoUnparsed(await allEvents());
   });
 
