@@ -3,6 +3,7 @@
 // (HOME, TMPDIR, XDG_* and the work dir), so nothing reads or writes the machine's own config.
 import { existsSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.js';
 import type { UniversalEvent, UniversalItem } from '../src/schema/events.js';
@@ -27,7 +28,11 @@ afterEach(async () => {
 type Scenario = Parameters<typeof startFakeModel>[0] extends infer O ? (O extends { scenario?: infer S } ? S : never) : never;
 
 /** A daemon with one claude session against a fake model answering `scenario`. */
-async function start(scenario: Scenario, permissionMode: 'default' | 'bypass' | 'plan' | 'acceptEdits' = 'bypass'): Promise<{ app: App; sandbox: Sandbox; fake: FakeModel }> {
+async function start(
+  scenario: Scenario,
+  permissionMode: 'default' | 'bypass' | 'plan' | 'acceptEdits' = 'bypass',
+  extra: Record<string, unknown> = {},
+): Promise<{ app: App; sandbox: Sandbox; fake: FakeModel; env: Record<string, string> }> {
   sandbox = makeSandbox('claude-e2e');
   fake = await startFakeModel({ scenario });
   app = await makeApp({ baseDir: sandbox.work });
@@ -41,9 +46,11 @@ async function start(scenario: Scenario, permissionMode: 'default' | 'bypass' | 
     DISABLE_ERROR_REPORTING: '1',
     CLAUDE_CODE_MAX_RETRIES: '2',
   };
-  const res = await post(app, `/v1/sessions/${SID}`, { agent: 'claude', cwd: sandbox.work, env, permissionMode });
+  const { envExtra, ...body } = extra as { envExtra?: Record<string, string> };
+  Object.assign(env, envExtra ?? {});
+  const res = await post(app, `/v1/sessions/${SID}`, { agent: 'claude', cwd: sandbox.work, env, permissionMode, ...body });
   expect(res.statusCode, res.body).toBe(200);
-  return { app, sandbox, fake };
+  return { app, sandbox, fake, env };
 }
 
 /** The pid of the claude process working in `dir` (found in /proc, as a client would not know it). */
@@ -317,6 +324,39 @@ describe('claude e2e (real CLI, fake model)', () => {
     expect(turn.events.at(-1)?.type).toBe('turn.ended');
     expect(fake!.requests.filter((r) => r.status === 500).length).toBeGreaterThanOrEqual(2);
     expectNoUnparsed(await allEvents());
+  });
+
+  it('calls an MCP tool given in the create request; the server stays visible on the call', async () => {
+    const server = fileURLToPath(new URL('./support/mcp-echo-server.mjs', import.meta.url));
+    await start([[{ call: 'mcp__probe__echo', input: { text: 'ping' } }], [{ text: 'The MCP tool answered.' }]], 'bypass', {
+      mcp: { probe: { command: process.execPath, args: [server] } },
+      // 2.1.330 otherwise defers MCP tools behind its ToolSearch tool, which the fake model does not drive.
+      envExtra: { ENABLE_TOOL_SEARCH: 'false' },
+    });
+    const turn = await sendTurn(app!, SID, 'Use the probe.');
+    await expectWellFormedTurn(app!, SID, turn, 'Use the probe.');
+    const items = completed(turn.events);
+    const call = items.find((i) => i.kind === 'tool_call');
+    expect(call?.content).toContainEqual(expect.objectContaining({ type: 'tool_call', name: 'mcp__probe__echo' }));
+    expect(call?.content).toContainEqual({ type: 'json', json: { mcp_server: 'probe', tool: 'echo' } });
+    const result = items.find((i) => i.kind === 'tool_result');
+    expect(JSON.stringify(result?.content)).toContain('echo: ping');
+    expectNoUnparsed(await allEvents());
+  });
+
+  it("re-opens Claude's own session with nativeSessionId: the conversation continues", async () => {
+    const { env } = await start([[{ text: 'FIRST' }], [{ text: 'SECOND' }]]);
+    await sendTurn(app!, SID, 'Reply with exactly the single word FIRST.');
+    const nativeId = (await app!.app.inject({ method: 'GET', url: `/v1/sessions/${SID}` })).json<{ nativeSessionId?: string }>().nativeSessionId;
+    expect(nativeId).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await post(app!, `/v1/sessions/${SID}/terminate`)).statusCode).toBe(204);
+    const res = await post(app!, '/v1/sessions/again', { agent: 'claude', cwd: sandbox!.work, env, permissionMode: 'bypass', nativeSessionId: nativeId });
+    expect(res.statusCode, res.body).toBe(200);
+    const turn = await sendTurn(app!, 'again', 'Reply with exactly the single word SECOND.');
+    expect(textOf(assistantMessages(turn.events).at(-1))).toBe('SECOND');
+    // The resumed process sent the first exchange back to the model: it remembered.
+    expect(JSON.stringify(fake!.requests.at(-1)?.body)).toContain('FIRST');
+    expectNoUnparsed(await getEvents(app!, 'again'));
   });
 
   it('reports a crash (kill -9) as an error and session.ended with the exit', async () => {

@@ -62,6 +62,8 @@ export interface StartOptions {
   agentMode: string;
   permissionMode: string;
   nativeSessionId?: string | undefined;
+  /** MCP servers by name, as the client gave them (each driver writes them where its agent reads them). */
+  mcp?: Record<string, Record<string, unknown>> | undefined;
   /** The session's logger; drivers log the agent's stderr lines at debug. */
   logger: Pick<FastifyBaseLogger, 'debug' | 'info' | 'warn'>;
 }

@@ -27,7 +27,13 @@ export const CreateSessionRequest = z
     title: z.string().max(500).optional(),
     cwd: ArgText.optional().openapi({ description: "The agent's working directory; must exist. Default: the daemon's cwd" }),
     env: z.record(EnvName, z.string().max(65_536).regex(/^[^\0]*$/, 'must not contain NUL characters')).optional().openapi({ description: 'Extra environment for the agent process' }),
-    mcp: z.record(z.string(), z.unknown()).optional().openapi({ description: 'MCP servers, written into the agent config' }),
+    mcp: z
+      .record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'MCP server names are letters, digits, _ and -'), z.record(z.string(), z.unknown()))
+      .optional()
+      .openapi({ description: 'MCP servers by name, in the agent\'s own config shape ({command, args, env} or {type, url}); passed to the agent for this session' }),
+    nativeSessionId: ArgText.optional().openapi({
+      description: "Re-open the agent's own earlier session with this id (Claude: --resume), so the conversation continues",
+    }),
     permissionPolicy: z
       .enum(['ask', 'allow', 'deny'])
       .optional()

@@ -78,6 +78,8 @@ export class Session {
         env: r.env ?? {},
         model: r.model,
         variant: r.variant,
+        nativeSessionId: r.nativeSessionId,
+        mcp: r.mcp,
         agentMode: r.agentMode ?? 'default',
         permissionMode: r.permissionMode ?? 'default',
         logger: this.logger,

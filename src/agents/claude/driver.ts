@@ -58,12 +58,14 @@ export function createClaudeDriver(limits: ProcessLimits, locate: LocateClaude =
 }
 
 /** The argv after the executable for one session. */
-export function claudeArgs(options: Pick<StartOptions, 'model' | 'permissionMode' | 'nativeSessionId'>): string[] {
+export function claudeArgs(options: Pick<StartOptions, 'model' | 'permissionMode' | 'nativeSessionId' | 'mcp'>): string[] {
   const args = [...CLAUDE_BASE_ARGS];
   if (options.model) args.push('--model', options.model);
   if (options.permissionMode === 'bypass') args.push('--dangerously-skip-permissions');
   else if (options.permissionMode === 'plan' || options.permissionMode === 'acceptEdits') args.push('--permission-mode', options.permissionMode);
   if (options.nativeSessionId) args.push('--resume', options.nativeSessionId);
+  // Claude takes MCP servers as a JSON document on the command line, for this process only.
+  if (options.mcp && Object.keys(options.mcp).length > 0) args.push('--mcp-config', JSON.stringify({ mcpServers: options.mcp }));
   return args;
 }
 
