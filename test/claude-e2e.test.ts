@@ -350,10 +350,19 @@ describe('claude e2e (real CLI, fake model)', () => {
     const nativeId = (await app!.app.inject({ method: 'GET', url: `/v1/sessions/${SID}` })).json<{ nativeSessionId?: string }>().nativeSessionId;
     expect(nativeId).toMatch(/^[0-9a-f-]{36}$/);
     expect((await post(app!, `/v1/sessions/${SID}/terminate`)).statusCode).toBe(204);
+    const spawnedAt = Date.now();
     const res = await post(app!, '/v1/sessions/again', { agent: 'claude', cwd: sandbox!.work, env, permissionMode: 'bypass', nativeSessionId: nativeId });
     expect(res.statusCode, res.body).toBe(200);
-    const turn = await sendTurn(app!, 'again', 'Reply with exactly the single word SECOND.');
-    expect(textOf(assistantMessages(turn.events).at(-1))).toBe('SECOND');
+    console.log(`[claude e2e] create with --resume (spawn + initialize): ${Date.now() - spawnedAt} ms`);
+    // The same latency as the warm-process test measures, for a follow-up turn on a fresh
+    // process started with --resume (recorded in docs/performance.md).
+    const from = await lastSequence(app!, 'again');
+    const t0 = Date.now();
+    expect((await post(app!, '/v1/sessions/again/messages', { message: 'Reply with exactly the single word SECOND.' })).statusCode).toBe(204);
+    await waitFor(async () => (await getEvents(app!, 'again', from)).some((e) => e.source === 'agent'), 10_000, 'the first agent event');
+    console.log(`[claude e2e] POST /messages → first agent event: follow-up turn on a fresh --resume process ${Date.now() - t0} ms`);
+    const events = await eventsUntil(app!, 'again', from);
+    expect(textOf(assistantMessages(events).at(-1))).toBe('SECOND');
     // The resumed process sent the first exchange back to the model: it remembered.
     expect(JSON.stringify(fake!.requests.at(-1)?.body)).toContain('FIRST');
     expectNoUnparsed(await getEvents(app!, 'again'));
