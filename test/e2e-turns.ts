@@ -59,7 +59,9 @@ export async function expectWellFormedTurn(
   id: string,
   turn: Turn,
   message: string,
-  options: { unparsed?: number } = {},
+  /** userFrom 'agent': the agent reports the user message itself (Codex's userMessage item), so it
+   *  is not the daemon's synthetic one and carries a native item id. */
+  options: { unparsed?: number; userFrom?: 'daemon' | 'agent' } = {},
 ): Promise<void> {
   const all = await getEvents(app, id);
   expect(all.map((e) => e.sequence)).toEqual(all.map((_, i) => i + 1));
@@ -96,9 +98,11 @@ export async function expectWellFormedTurn(
   const users = events.filter((e) => e.type === 'item.completed' && e.data.item.role === 'user');
   expect(users).toHaveLength(1);
   const user = users[0]!;
-  expect(user).toMatchObject({ source: 'daemon', synthetic: true });
+  const fromAgent = options.userFrom === 'agent';
+  expect(user).toMatchObject(fromAgent ? { source: 'agent', synthetic: false } : { source: 'daemon', synthetic: true });
   const userItem = user.type === 'item.completed' ? user.data.item : undefined;
-  expect(userItem).toMatchObject({ kind: 'message', native_item_id: null, status: 'completed' });
+  expect(userItem).toMatchObject({ kind: 'message', status: 'completed', ...(fromAgent ? {} : { native_item_id: null }) });
+  if (fromAgent) expect(userItem?.native_item_id).toEqual(expect.any(String));
   // Attachments, if any, follow the text part (checked by the tests that send them).
   expect(userItem?.content[0]).toEqual({ type: 'text', text: message });
 

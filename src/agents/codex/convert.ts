@@ -1,0 +1,240 @@
+// Codex app-server's converter: JSON-RPC messages read from its stdout (native.ts) → draft events.
+// Pure (design rule 1). Three kinds of message: notifications (`method`, no `id`), server requests
+// (`method` + `id`: approvals and user input, convert-hitl.ts) and responses to our own requests
+// (`id`, no `method`: only the thread/start answer means anything here). Items: convert-items.ts.
+import { createHash } from 'node:crypto';
+import type { Converter, Draft, DraftItem } from '../types.js';
+import { serverRequest } from './convert-hitl.js';
+import { convertItem, parentOf } from './convert-items.js';
+import {
+  ConfigWarning,
+  Delta,
+  ErrorNotification,
+  ItemNotification,
+  Notification,
+  Response,
+  ServerRequest,
+  ThreadStarted,
+  ThreadStartResult,
+  TokenUsage,
+  TurnNotification,
+  type FileUpdateChange,
+} from './native.js';
+
+export const LOCATION = 'codex.convert';
+
+export interface CodexState {
+  /** The native id of the running turn (turn/started … turn/completed). */
+  readonly turn: string | null;
+  /** The turn's latest agent message key: the parent of the tool items that follow it. */
+  readonly lastMessage: string | null;
+  /** This turn's tool items' parents, by item id. */
+  readonly parents: Readonly<Record<string, string | null>>;
+  /** This turn's fileChange items' changes, by item id, for their approval requests. */
+  readonly changes: Readonly<Record<string, readonly FileUpdateChange[]>>;
+  /** The last thread/tokenUsage/updated `tokenUsage`, reported with turn.ended. */
+  readonly usage: unknown;
+  /** Status items emitted so far: their keys are `status:<n>`. */
+  readonly statuses: number;
+}
+
+type Out = { state: CodexState; events: Draft[] };
+
+const initial = (): CodexState => ({ turn: null, lastMessage: null, parents: {}, changes: {}, usage: undefined, statuses: 0 });
+
+/**
+ * Notifications dropped on purpose, with the reason. Any other notification we do not convert is
+ * reported as agent.unparsed (so a new Codex method shows up instead of vanishing).
+ */
+export const DROPPED: Readonly<Record<string, string>> = {
+  'thread/status/changed': 'idle/active/waitingOnApproval: turn events and permission requests already say it',
+  'thread/goal/cleared': 'sent after thread/resume; the thread goal is Codex-internal bookkeeping with no content',
+  'account/rateLimits/updated': 'account quota bookkeeping after each model response, not conversation',
+  'account/updated': 'account bookkeeping',
+  'remoteControl/status/changed': 'unsolicited after initialize; about the remote-control feature, not the session',
+  'turn/diff/updated': "the turn's aggregated git diff, repeated after each response; every change is already a fileChange item's diff",
+  'thread/tokenUsage/updated': 'kept in state and reported as turn.ended metadata.usage',
+  'serverRequest/resolved': 'confirms our own answer; the daemon emitted the resolution when it answered (nativeHitlResolution false)',
+  'item/reasoning/summaryPartAdded': 'marks a new summary part; its text arrives as summaryTextDelta and whole at item/completed',
+  'item/plan/delta': 'the plan item completes whole (kind unknown, json)',
+  'turn/plan/updated': 'the update_plan checklist; no universal item for it yet (kept in raw only)',
+  'item/mcpToolCall/progress': 'progress text of a running MCP call; its result completes the tool_result',
+  'item/commandExecution/terminalInteraction': 'stdin written to a running command; its output arrives as outputDelta',
+  'item/fileChange/patchUpdated': 'a streaming preview of a patch; the fileChange item carries the final changes',
+  'mcpServer/startupStatus/updated': 'MCP server start-up progress, not conversation',
+  'thread/name/updated': 'thread title bookkeeping',
+  'thread/settings/updated': 'settings echo of our own requests',
+  'skills/changed': 'skills list bookkeeping',
+  'app/list/updated': 'apps list bookkeeping',
+  'fs/changed': 'file watch notifications for fs/watch, which we never call',
+  'turn/moderationMetadata': 'moderation bookkeeping',
+  'model/safetyBuffering/updated': 'UI buffering hint',
+};
+
+/** Notifications that become a status item: label = method, detail = their message. */
+const STATUS: Readonly<Record<string, (p: Record<string, unknown>) => string>> = {
+  configWarning: (p) => lines(p.summary, p.details, p.path),
+  warning: (p) => lines(p.message),
+  guardianWarning: (p) => lines(p.message),
+  deprecationNotice: (p) => lines(p.summary, p.details),
+  'model/rerouted': (p) => `${String(p.fromModel)} → ${String(p.toModel)}${p.reason ? ` (${JSON.stringify(p.reason)})` : ''}`,
+  'thread/compacted': () => 'context compacted',
+};
+
+export const codexConverter: Converter<CodexState> = {
+  initial,
+  convert(state, native) {
+    try {
+      return convertMessage(state, native);
+    } catch (err) {
+      // Only reachable through a bug here; the contract says a converter never throws.
+      return { state, events: [unparsed(`converter failure: ${String(err)}`, native)] };
+    }
+  },
+};
+
+function convertMessage(state: CodexState, native: unknown): Out {
+  if (typeof native === 'string') return { state, events: [unparsed('not JSON', native)] };
+  if (typeof native !== 'object' || native === null || Array.isArray(native)) return { state, events: [unparsed('not a JSON-RPC object', native)] };
+  const hasMethod = 'method' in native;
+  const hasId = 'id' in native;
+  if (hasMethod && hasId) {
+    const req = ServerRequest.safeParse(native);
+    if (!req.success) return { state, events: [unparsed('malformed server request', native)] };
+    const draft = serverRequest(String(req.data.id), req.data.method, req.data.params, state.changes);
+    return { state, events: [draft ?? unparsed(`${req.data.method}: malformed params`, native)] };
+  }
+  if (hasMethod) {
+    const note = Notification.safeParse(native);
+    if (!note.success) return { state, events: [unparsed('malformed notification', native)] };
+    return notification(state, note.data.method, note.data.params, native);
+  }
+  if (hasId) {
+    const res = Response.safeParse(native);
+    if (!res.success || (!('result' in native) && !('error' in native))) return { state, events: [unparsed('malformed response', native)] };
+    return response(state, res.data.result);
+  }
+  return { state, events: [unparsed('neither a request, a notification nor a response', native)] };
+}
+
+/** Answers to our requests: thread/start's (and thread/resume's) starts the session; the rest
+ *  (initialize, turn/start, interrupt, errors) are the driver's business and carry no event. */
+function response(state: CodexState, result: unknown): Out {
+  const started = ThreadStartResult.safeParse(result);
+  if (!started.success) return { state, events: [] };
+  const { thread, model, modelProvider, cwd, approvalPolicy, sandbox, reasoningEffort } = started.data;
+  const metadata = { model: model ?? thread.model, modelProvider, cwd, approvalPolicy, sandbox, reasoningEffort, cliVersion: thread.cliVersion, path: thread.path };
+  return { state, events: [{ type: 'session.started', native_session_id: thread.id, data: { metadata: defined(metadata) } }] };
+}
+
+function notification(state: CodexState, method: string, params: unknown, native: unknown): Out {
+  const bad = (issue: string) => ({ state, events: [unparsed(`${method}: ${issue}`, native)] });
+  switch (method) {
+    case 'thread/started': {
+      const p = ThreadStarted.safeParse(params);
+      if (!p.success) return bad('malformed params');
+      const { id, model, modelProvider, cwd, cliVersion, path, reasoningEffort } = p.data.thread;
+      const metadata = defined({ model, modelProvider, cwd, reasoningEffort, cliVersion, path });
+      // Usually a duplicate of the thread/start answer's start: the normalizer drops it.
+      return { state, events: [{ type: 'session.started', native_session_id: id, data: { metadata } }] };
+    }
+    case 'turn/started': {
+      const p = TurnNotification.safeParse(params);
+      if (!p.success) return bad('malformed params');
+      // The normalizer stamps its own turn_id; Codex's is kept in metadata.
+      const next = { ...state, turn: p.data.turn.id, lastMessage: null, parents: {}, changes: {} };
+      return { state: next, events: [{ type: 'turn.started', data: { metadata: { native_turn_id: p.data.turn.id } } }] };
+    }
+    case 'turn/completed':
+      return turnCompleted(state, params, native);
+    case 'item/started':
+    case 'item/completed': {
+      const p = ItemNotification.safeParse(params);
+      if (!p.success) return bad('malformed params');
+      const out = convertItem(method === 'item/started' ? 'started' : 'completed', p.data.item, state);
+      if (!out) return bad('item without an id');
+      const next: CodexState = {
+        ...state,
+        lastMessage: out.lastMessage,
+        ...(out.parent ? { parents: { ...state.parents, [out.parent.id]: out.parent.key } } : {}),
+        ...(out.changes ? { changes: { ...state.changes, [out.changes.id]: out.changes.changes } } : {}),
+      };
+      return { state: next, events: out.events };
+    }
+    case 'item/agentMessage/delta':
+    case 'item/reasoning/summaryTextDelta':
+    case 'item/reasoning/textDelta': {
+      const p = Delta.safeParse(params);
+      if (!p.success) return bad('malformed params');
+      const { itemId, delta } = p.data;
+      return { state, events: [{ type: 'item.delta', key: itemId, native_item_id: itemId, delta, stub: { kind: 'message', role: 'assistant' } }] };
+    }
+    case 'item/commandExecution/outputDelta':
+    case 'item/fileChange/outputDelta': {
+      // Output streams into the tool's result item, opened at the tool's item/started.
+      const p = Delta.safeParse(params);
+      if (!p.success) return bad('malformed params');
+      const { itemId, delta } = p.data;
+      const stub = { kind: 'tool_result', role: 'tool', parent_key: parentOf(itemId, state) } as const;
+      return { state, events: [{ type: 'item.delta', key: `result:${itemId}`, native_item_id: null, delta, stub }] };
+    }
+    case 'thread/tokenUsage/updated': {
+      const p = TokenUsage.safeParse(params);
+      return p.success ? { state: { ...state, usage: p.data.tokenUsage }, events: [] } : bad('malformed params');
+    }
+    case 'error': {
+      const p = ErrorNotification.safeParse(params);
+      if (!p.success) return bad('malformed params');
+      const { error, willRetry } = p.data;
+      const details = defined({ willRetry, codexErrorInfo: error.codexErrorInfo, additionalDetails: error.additionalDetails });
+      return { state, events: [{ type: 'error', data: { message: error.message, code: 'codex_error', details } }] };
+    }
+  }
+  const status = STATUS[method];
+  if (status) {
+    if (method === 'configWarning' && !ConfigWarning.safeParse(params).success) return bad('malformed params');
+    const p = params && typeof params === 'object' ? (params as Record<string, unknown>) : {};
+    return statusItem(state, method, status(p));
+  }
+  if (Object.hasOwn(DROPPED, method)) return { state, events: [] };
+  return bad('unknown notification');
+}
+
+function turnCompleted(state: CodexState, params: unknown, native: unknown): Out {
+  const p = TurnNotification.safeParse(params);
+  if (!p.success) return { state, events: [unparsed('turn/completed: malformed params', native)] };
+  const { id, status, error, durationMs } = p.data.turn;
+  const events: Draft[] = [];
+  if (status === 'failed') {
+    const details = defined({ native_turn_id: id, codexErrorInfo: error?.codexErrorInfo, additionalDetails: error?.additionalDetails });
+    events.push({ type: 'error', data: { message: error?.message ?? 'turn failed', code: 'codex_turn_failed', details } });
+  }
+  const metadata = defined({ status, native_turn_id: id, error: error ?? undefined, usage: state.usage, duration_ms: durationMs });
+  events.push({ type: 'turn.ended', data: { metadata } });
+  return { state: { ...initial(), statuses: state.statuses }, events };
+}
+
+function statusItem(state: CodexState, label: string, detail: string): Out {
+  const n = state.statuses + 1;
+  const item: DraftItem = { key: `status:${n}`, native_item_id: null, kind: 'status', role: null, content: [{ type: 'status', label, detail }], status: 'completed' };
+  return { state: { ...state, statuses: n }, events: [{ type: 'item.completed', item }] };
+}
+
+function lines(...parts: unknown[]): string {
+  return parts.filter((p) => typeof p === 'string' && p !== '').join('\n');
+}
+
+function defined(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined));
+}
+
+export function unparsed(error: string, native: unknown): Draft {
+  let hash: string | undefined;
+  try {
+    const raw = typeof native === 'string' ? native : (JSON.stringify(native) ?? String(native));
+    hash = createHash('sha256').update(raw).digest('hex').slice(0, 16);
+  } catch {
+    hash = undefined;
+  }
+  return { type: 'agent.unparsed', source: 'daemon', synthetic: true, data: { error, location: LOCATION, ...(hash !== undefined ? { raw_hash: hash } : {}) } };
+}

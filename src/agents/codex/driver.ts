@@ -1,0 +1,269 @@
+// How Codex is run: ONE long-lived `codex app-server --strict-config` per session, JSON-RPC over
+// stdio (src/agents/codex/json-rpc.ts). Protocol facts (0.169.0) are in
+// test/fixtures/codex/recorded/README.md and docs/codex.md; the shapes written here are those of
+// `codex app-server generate-json-schema` (v2).
+//
+//   start      spawn, `initialize` → `initialized`, then `thread/start` (or `thread/resume` with the
+//              nativeSessionId, which is the thread id); ready = the thread exists
+//   send       `turn/start {threadId, input, effort?}` (effort = the session's variant): text, images as `localImage` inputs, other
+//              attachments named by path in the text
+//   replies    a JSON-RPC response to the server's request, found by its id (or the item id):
+//              approvals `{decision}`, request_user_input `{answers: {<question id>: {answers}}}`
+//   interrupt  `turn/interrupt {threadId, turnId}` with the turn id of the running turn
+//   terminate  every pending server request declined, then the process group killed
+//
+// permissionMode → thread approvalPolicy + sandbox (docs/codex.md):
+//   default      untrusted  + workspace-write     writes and commands (all but known-safe reads) are asked
+//   acceptEdits  on-request + workspace-write     writes inside the work dir are not asked
+//   plan         on-request + read-only           nothing is written without an approval
+//   bypass       never      + danger-full-access  nothing is asked
+// (On 0.169.0 `on-request` + `workspace-write` asks nothing for writes in the work dir: the
+//  sandbox allows them, so it cannot serve as the asking mode.)
+import { isAbsolute, resolve, extname } from 'node:path';
+import type { Config } from '../../config.js';
+import { ApiError } from '../../errors.js';
+import type { ChildProcess } from '../../process/spawn.js';
+import type { Attachment, PermissionReply } from '../../schema/api.js';
+import { findAgentExecutable } from '../discovery.js';
+import type { ProcessLimits } from '../process-options.js';
+import type { AgentDriver, AgentHandle, AgentSink, StartOptions, TurnInput } from '../types.js';
+import { codexCapabilities } from './capabilities.js';
+import { codexConverter } from './convert.js';
+import { JsonRpcPeer, type RpcId, type RpcServerRequest } from './json-rpc.js';
+
+export const CODEX_ARGS = ['app-server', '--strict-config'];
+export const CLIENT_INFO = { name: 'agentwire', title: null, version: '0.0.0' };
+
+/** Resolves the codex executable, or throws a catalogue error. */
+export type LocateCodex = () => Promise<string>;
+
+/** The default locator: --codex-bin, the agents dir's install, PATH (src/agents/discovery.ts). */
+export function codexLocator(config: Partial<Pick<Config, 'agentsDir' | 'codexBin'>> = {}, env: NodeJS.ProcessEnv = process.env): LocateCodex {
+  return async () => {
+    const found = await findAgentExecutable('codex', { config, env });
+    if (!found || found.missing) {
+      const where = found?.missing ? `--codex-bin ${found.path} is not an executable file` : 'no codex executable in the agents dir or on PATH';
+      throw new ApiError('agent_not_available', `Codex is not installed (${where}). Run \`agentwire install-agent codex\`.`, { agent: 'codex' });
+    }
+    return found.path;
+  };
+}
+
+export function createCodexDriver(limits: ProcessLimits, locate: LocateCodex = codexLocator()): AgentDriver {
+  return {
+    id: 'codex',
+    capabilities: codexCapabilities,
+    converter: codexConverter,
+    start: (options, sink) => startCodex(options, sink, limits, locate),
+  };
+}
+
+/** thread/start's approvalPolicy and sandbox for a permissionMode (see the table at the top). */
+export function codexPolicy(permissionMode: string): { approvalPolicy: string; sandbox: string } {
+  switch (permissionMode) {
+    case 'bypass':
+      return { approvalPolicy: 'never', sandbox: 'danger-full-access' };
+    case 'acceptEdits':
+      return { approvalPolicy: 'on-request', sandbox: 'workspace-write' };
+    case 'plan':
+      return { approvalPolicy: 'on-request', sandbox: 'read-only' };
+    default:
+      return { approvalPolicy: 'untrusted', sandbox: 'workspace-write' };
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const APPROVALS = new Set(['item/commandExecution/requestApproval', 'item/fileChange/requestApproval']);
+const LEGACY_APPROVALS = new Set(['execCommandApproval', 'applyPatchApproval']);
+const USER_INPUT = 'item/tool/requestUserInput';
+const ELICITATION = 'mcpServer/elicitation/request';
+const PERMISSIONS = 'item/permissions/requestApproval';
+/** Requests kept for a client reply; any other server request is answered with an error at once. */
+const ANSWERABLE = new Set([...APPROVALS, ...LEGACY_APPROVALS, USER_INPUT, ELICITATION, PERMISSIONS]);
+
+/** The "no" answer to a pending server request (reject, or terminate). */
+function declineResult(request: RpcServerRequest): unknown {
+  if (APPROVALS.has(request.method)) return { decision: 'decline' };
+  if (LEGACY_APPROVALS.has(request.method)) return { decision: 'denied' };
+  if (request.method === USER_INPUT) return { answers: {} };
+  if (request.method === ELICITATION) return { action: 'decline', content: null };
+  return { permissions: {}, scope: 'turn' };
+}
+
+async function startCodex(options: StartOptions, sink: AgentSink, limits: ProcessLimits, locate: LocateCodex): Promise<AgentHandle> {
+  const executable = await locate();
+  const rpcTimeout = Math.max(limits.startTimeoutMs, 5_000);
+  /** The server's pending requests by JSON-RPC id (as a string). */
+  const pending = new Map<string, RpcServerRequest>();
+  let threadId: string | undefined;
+  let turnId: string | undefined;
+  let turnKnown: (() => void) | undefined;
+  let peer: JsonRpcPeer | undefined;
+
+  const io = (err: unknown) =>
+    new ApiError('agent_io_failed', `Codex did not accept input: ${(err as Error).message}`, { agent: 'codex' });
+
+  const onRequest = (request: RpcServerRequest) => {
+    if (ANSWERABLE.has(request.method)) {
+      pending.set(String(request.id), request);
+      return;
+    }
+    // Tool calls of dynamic tools, auth refreshes, attestations: nothing agentwire registers or holds.
+    void peer?.respondError(request.id, { code: -32601, message: `agentwire does not handle '${request.method}' requests` }).catch(() => {});
+  };
+  const onNotification = (n: { method: string; params?: unknown }) => {
+    const params = isObject(n.params) ? n.params : {};
+    if (n.method === 'turn/started' && isObject(params.turn) && typeof params.turn.id === 'string') {
+      turnId = params.turn.id;
+      turnKnown?.();
+    } else if (n.method === 'turn/completed') {
+      if (isObject(params.turn) && params.turn.id === turnId) turnId = undefined;
+    } else if (n.method === 'serverRequest/resolved' && isId(params.requestId)) {
+      pending.delete(String(params.requestId));
+    }
+  };
+
+  const spawned = await JsonRpcPeer.spawn(
+    {
+      command: executable,
+      args: CODEX_ARGS,
+      cwd: options.cwd,
+      env: options.env,
+      maxLineChars: limits.maxLineChars,
+      killGraceMs: limits.killGraceMs,
+      stderrHeadLines: limits.stderrHeadLines,
+      stderrTailLines: limits.stderrTailLines,
+      onStderrLine: (line) => options.logger.debug({ stderr: line }, 'agent stderr'),
+    },
+    { native: (m) => sink.native(m), onRequest, onNotification },
+  );
+  peer = spawned.peer;
+  const rpc = spawned.peer;
+  const proc: ChildProcess = spawned.child;
+
+  const handshake = async () => {
+    await rpc.request('initialize', { clientInfo: CLIENT_INFO, capabilities: null }, limits.startTimeoutMs);
+    await rpc.notify('initialized');
+    const policy = codexPolicy(options.permissionMode);
+    const common = { cwd: options.cwd, ...policy, ...(options.model ? { model: options.model } : {}) };
+    const result = options.nativeSessionId
+      ? await rpc.request('thread/resume', { threadId: options.nativeSessionId, ...common }, limits.startTimeoutMs)
+      : await rpc.request('thread/start', common, limits.startTimeoutMs);
+    const thread = isObject(result) && isObject(result.thread) ? result.thread : undefined;
+    if (!thread || typeof thread.id !== 'string') throw new Error(`no thread in the answer: ${JSON.stringify(result).slice(0, 200)}`);
+    return thread.id;
+  };
+  const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), limits.startTimeoutMs).unref());
+  const first = await Promise.race([
+    handshake().then(
+      (id) => ({ id }),
+      (err: Error) => ({ error: err.message }),
+    ),
+    proc.exited.then((exit) => ({ exit })),
+    timeout,
+  ]);
+  if (first === 'timeout' || !('id' in first)) {
+    const exit = first !== 'timeout' && 'exit' in first ? first.exit : await proc.kill();
+    const why =
+      first === 'timeout'
+        ? 'did not start a thread in time'
+        : 'error' in first
+          ? `did not start a thread: ${first.error}`
+          : `exited with code ${exit.exitCode ?? exit.signal} before it was ready`;
+    if (first !== 'timeout' && 'error' in first) await proc.kill();
+    throw new ApiError('agent_start_failed', `Codex ${why}.${exit.stderr.head ? ` stderr: ${exit.stderr.head}` : ''}`, { agent: 'codex' });
+  }
+  threadId = first.id;
+  const thread = threadId;
+  proc.exited.then((exit) => sink.exit({ exitCode: exit.exitCode, signal: exit.signal, stderr: exit.stderr, requested: exit.killed }));
+
+  const take = (id: string): RpcServerRequest => {
+    let request = pending.get(id);
+    if (!request) request = [...pending.values()].find((r) => isObject(r.params) && (r.params.itemId === id || r.params.callId === id));
+    if (!request) throw new ApiError('agent_io_failed', `Codex has no pending request '${id}'.`, { agent: 'codex' });
+    pending.delete(String(request.id));
+    return request;
+  };
+  const respond = (id: RpcId, result: unknown) => rpc.respond(id, result).catch((err) => Promise.reject(io(err)));
+
+  return {
+    get pid() {
+      return proc.pid;
+    },
+    send: async (turn) => {
+      const input = turnInput(turn, options.cwd);
+      // The response can come after turn/started (README): the turn id is taken from either.
+      turnId = undefined;
+      const result = await rpc.request('turn/start', { threadId: thread, input, ...(options.variant ? { effort: options.variant } : {}) }, rpcTimeout).catch((err) => Promise.reject(io(err)));
+      if (isObject(result) && isObject(result.turn) && typeof result.turn.id === 'string' && turnId === undefined) {
+        turnId = result.turn.id;
+        turnKnown?.();
+      }
+    },
+    replyPermission: (id, reply: PermissionReply) => {
+      const request = take(id);
+      if (reply === 'reject') return respond(request.id, declineResult(request));
+      if (LEGACY_APPROVALS.has(request.method)) return respond(request.id, { decision: reply === 'always' ? 'approved_for_session' : 'approved' });
+      if (request.method === PERMISSIONS) {
+        const params = isObject(request.params) ? request.params : {};
+        return respond(request.id, { permissions: params.permissions ?? {}, scope: reply === 'always' ? 'session' : 'turn' });
+      }
+      if (request.method === ELICITATION) return respond(request.id, { action: 'accept', content: null });
+      return respond(request.id, { decision: reply === 'always' ? 'acceptForSession' : 'accept' });
+    },
+    replyQuestion: (id, answers) => {
+      const request = take(id);
+      if (answers === null) return respond(request.id, declineResult(request));
+      if (request.method === USER_INPUT) return respond(request.id, { answers: userInputAnswers(request.params, answers) });
+      if (request.method === ELICITATION) return respond(request.id, { action: 'accept', content: { answers } });
+      return respond(request.id, { decision: 'accept' });
+    },
+    interrupt: async () => {
+      if (turnId === undefined) {
+        // turn/start was sent but neither its answer nor turn/started has arrived yet.
+        await new Promise<void>((r) => {
+          const timer = setTimeout(r, 5_000).unref();
+          turnKnown = () => (clearTimeout(timer), (turnKnown = undefined), r());
+        });
+      }
+      if (turnId === undefined) throw new ApiError('agent_io_failed', 'Codex has no running turn to interrupt.', { agent: 'codex' });
+      await rpc.request('turn/interrupt', { threadId: thread, turnId }, rpcTimeout).catch((err) => Promise.reject(io(err)));
+    },
+    terminate: async () => {
+      // Nothing is left hanging in the thread's history as approved: every open request is declined.
+      const open = [...pending.values()];
+      pending.clear();
+      await Promise.all(open.map((r) => rpc.respond(r.id, declineResult(r)).catch(() => undefined)));
+      await proc.kill();
+    },
+  };
+}
+
+const isId = (v: unknown): v is RpcId => typeof v === 'number' || typeof v === 'string';
+
+/** request_user_input's answer: question id → {answers: the chosen labels}, in question order. */
+export function userInputAnswers(params: unknown, answers: string[][]): Record<string, { answers: string[] }> {
+  const questions = isObject(params) && Array.isArray(params.questions) ? params.questions : [];
+  const out: Record<string, { answers: string[] }> = {};
+  questions.forEach((q, i) => {
+    if (isObject(q) && typeof q.id === 'string') out[q.id] = { answers: answers[i] ?? [] };
+  });
+  return out;
+}
+
+const IMAGE_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp']);
+const isImage = (a: Attachment) => (a.mime ? a.mime.startsWith('image/') : IMAGE_EXTENSIONS.has(extname(a.path).toLowerCase()));
+
+/** turn/start's `input`: the text (other attachments named by path), then one localImage per image. */
+export function turnInput(turn: TurnInput, cwd: string): Record<string, unknown>[] {
+  const images: Record<string, unknown>[] = [];
+  const files: string[] = [];
+  for (const a of turn.attachments) {
+    const path = isAbsolute(a.path) ? a.path : resolve(cwd, a.path);
+    if (isImage(a)) images.push({ type: 'localImage', path });
+    else files.push(path);
+  }
+  const text = files.length > 0 ? `${turn.message}\n\nAttached files:\n${files.map((f) => `- ${f}`).join('\n')}` : turn.message;
+  return [{ type: 'text', text, text_elements: [] }, ...images];
+}
