@@ -1,7 +1,7 @@
 // Pure helpers of the Claude converter: content blocks → universal parts and tool items, the
 // file_ref diffs of the file-editing tools, and the agent.unparsed draft. No state, no I/O.
-import { createHash } from 'node:crypto';
 import type { ContentPart } from '../../schema/events.js';
+import { summariseIssues, unparsedDraft } from '../unparsed.js';
 import type { Draft, DraftItem } from '../types.js';
 import { AssistantBlock, ImageBlock, ToolResultBlock, type ToolUseBlock } from './native.js';
 
@@ -132,36 +132,5 @@ function lines(text: string): string[] {
 const mark = (sign: string, ls: string[]) => ls.map((l) => `${sign}${l}\n`).join('');
 const range = (start: number, count: number) => (count === 1 ? `${start}` : `${count === 0 ? 0 : start},${count}`);
 
-export function unparsed(error: string, native: unknown): Draft {
-  const hash = rawHash(native);
-  return {
-    type: 'agent.unparsed',
-    source: 'daemon',
-    synthetic: true,
-    data: { error, location: LOCATION, ...(hash !== undefined ? { raw_hash: hash } : {}) },
-  };
-}
-
-/** sha256 of the raw text when we have it, else of the re-serialised JSON; first 16 hex digits. */
-function rawHash(native: unknown): string | undefined {
-  try {
-    const raw = typeof native === 'string' ? native : (JSON.stringify(native) ?? String(native));
-    return createHash('sha256').update(raw).digest('hex').slice(0, 16);
-  } catch {
-    return undefined;
-  }
-}
-
-/** A short reason from zod issues: the offending `type` for a bad discriminator, else paths. */
-export function summarise(issues: readonly { code: string; path: readonly PropertyKey[]; message: string }[], native: unknown): string {
-  const first = issues[0];
-  if (first?.code === 'invalid_union' && first.path.length === 1 && first.path[0] === 'type') {
-    const type = (native as { type?: unknown }).type;
-    return type === undefined ? 'missing type' : `unknown type ${JSON.stringify(type) ?? String(type)}`;
-  }
-  const text = issues
-    .slice(0, 3)
-    .map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`)
-    .join('; ');
-  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
-}
+export const unparsed = (error: string, native: unknown): Draft => unparsedDraft(LOCATION, error, native);
+export { summariseIssues as summarise };

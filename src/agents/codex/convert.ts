@@ -2,8 +2,8 @@
 // Pure (design rule 1). Three kinds of message: notifications (`method`, no `id`), server requests
 // (`method` + `id`: approvals and user input, convert-hitl.ts) and responses to our own requests
 // (`id`, no `method`: only the thread/start answer means anything here). Items: convert-items.ts.
-import { createHash } from 'node:crypto';
 import type { Converter, Draft, DraftItem } from '../types.js';
+import { unparsedDraft } from '../unparsed.js';
 import { serverRequest } from './convert-hitl.js';
 import { convertItem, parentOf } from './convert-items.js';
 import {
@@ -228,13 +228,4 @@ function defined(record: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined));
 }
 
-export function unparsed(error: string, native: unknown): Draft {
-  let hash: string | undefined;
-  try {
-    const raw = typeof native === 'string' ? native : (JSON.stringify(native) ?? String(native));
-    hash = createHash('sha256').update(raw).digest('hex').slice(0, 16);
-  } catch {
-    hash = undefined;
-  }
-  return { type: 'agent.unparsed', source: 'daemon', synthetic: true, data: { error, location: LOCATION, ...(hash !== undefined ? { raw_hash: hash } : {}) } };
-}
+export const unparsed = (error: string, native: unknown): Draft => unparsedDraft(LOCATION, error, native);

@@ -1,8 +1,8 @@
 // The mock's converter: MockOut lines → draft events. Pure (design rule 1): the only memory is the
 // role of each message that has started and not yet ended, which is what a `text` line lacks.
-import { createHash } from 'node:crypto';
 import type { ContentPart } from '../../schema/events.js';
 import type { Converter, Draft, DraftItem } from '../types.js';
+import { summariseIssues, unparsedDraft } from '../unparsed.js';
 import { MockOut, type MockPart } from './native.js';
 
 type Role = 'assistant' | 'system';
@@ -164,36 +164,5 @@ function toPart(part: MockPart): ContentPart {
   }
 }
 
-function summarise(issues: readonly { code: string; path: readonly PropertyKey[]; message: string }[], native: unknown): string {
-  const first = issues[0];
-  // zod's wording for a bad discriminator lists every type; the offending value says more.
-  if (first?.code === 'invalid_union' && first.path.length === 1 && first.path[0] === 'type') {
-    const type = (native as { type?: unknown }).type;
-    return type === undefined ? 'missing type' : `unknown type ${JSON.stringify(type) ?? String(type)}`;
-  }
-  const text = issues
-    .slice(0, 3)
-    .map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`)
-    .join('; ');
-  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
-}
-
-function unparsed(error: string, native: unknown): Draft {
-  const hash = rawHash(native);
-  return {
-    type: 'agent.unparsed',
-    source: 'daemon',
-    synthetic: true,
-    data: { error, location: LOCATION, ...(hash !== undefined ? { raw_hash: hash } : {}) },
-  };
-}
-
-/** The raw text when we have it; otherwise the JSON it was parsed from, re-serialised. */
-function rawHash(native: unknown): string | undefined {
-  try {
-    const raw = typeof native === 'string' ? native : (JSON.stringify(native) ?? String(native));
-    return createHash('sha256').update(raw).digest('hex').slice(0, 16);
-  } catch {
-    return undefined;
-  }
-}
+const unparsed = (error: string, native: unknown): Draft => unparsedDraft(LOCATION, error, native);
+const summarise = summariseIssues;
