@@ -1,4 +1,6 @@
 // Limits every process-backed driver shares; they come from the daemon's Config.
+import type { SpawnOptions } from '../process/spawn.js';
+
 export interface ProcessLimits {
   /** Longest native stdout line kept whole, in characters. */
   maxLineChars: number;
@@ -43,4 +45,18 @@ export function nestingDepth(text: string): number {
     else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
   }
   return max;
+}
+
+/** The spawn options every process-backed driver takes from the limits and the session's logger. */
+export function processSpawnOptions(
+  limits: ProcessLimits,
+  logger: { debug(obj: object, msg: string): void },
+): Pick<SpawnOptions, 'maxLineChars' | 'killGraceMs' | 'stderrHeadLines' | 'stderrTailLines' | 'onStderrLine'> {
+  return {
+    maxLineChars: limits.maxLineChars,
+    killGraceMs: limits.killGraceMs,
+    stderrHeadLines: limits.stderrHeadLines,
+    stderrTailLines: limits.stderrTailLines,
+    onStderrLine: (line) => logger.debug({ stderr: line }, 'agent stderr'),
+  };
 }

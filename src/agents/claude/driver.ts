@@ -14,7 +14,7 @@ import { ApiError } from '../../errors.js';
 import { ChildProcess } from '../../process/spawn.js';
 import type { Attachment, PermissionReply } from '../../schema/api.js';
 import { findAgentExecutable } from '../discovery.js';
-import { parseNativeLine, type ProcessLimits } from '../process-options.js';
+import { parseNativeLine, type ProcessLimits, processSpawnOptions } from '../process-options.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions, TurnInput } from '../types.js';
 import { claudeCapabilities } from './capabilities.js';
 import { claudeConverter } from './convert.js';
@@ -129,11 +129,7 @@ async function startClaude(options: StartOptions, sink: AgentSink, limits: Proce
       args: claudeArgs(options),
       cwd: options.cwd,
       env,
-      maxLineChars: limits.maxLineChars,
-      killGraceMs: limits.killGraceMs,
-      stderrHeadLines: limits.stderrHeadLines,
-      stderrTailLines: limits.stderrTailLines,
-      onStderrLine: (line) => options.logger.debug({ stderr: line }, 'agent stderr'),
+      ...processSpawnOptions(limits, options.logger),
     },
     (line) => onMessage(parseNativeLine(line.text, line.truncated)),
   );

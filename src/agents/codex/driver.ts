@@ -25,7 +25,7 @@ import { ApiError } from '../../errors.js';
 import type { ChildProcess } from '../../process/spawn.js';
 import type { Attachment, PermissionReply } from '../../schema/api.js';
 import { findAgentExecutable } from '../discovery.js';
-import type { ProcessLimits } from '../process-options.js';
+import { processSpawnOptions, type ProcessLimits } from '../process-options.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions, TurnInput } from '../types.js';
 import { codexCapabilities } from './capabilities.js';
 import { codexConverter } from './convert.js';
@@ -130,11 +130,7 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
       args: CODEX_ARGS,
       cwd: options.cwd,
       env: options.env,
-      maxLineChars: limits.maxLineChars,
-      killGraceMs: limits.killGraceMs,
-      stderrHeadLines: limits.stderrHeadLines,
-      stderrTailLines: limits.stderrTailLines,
-      onStderrLine: (line) => options.logger.debug({ stderr: line }, 'agent stderr'),
+      ...processSpawnOptions(limits, options.logger),
     },
     { native: (m) => sink.native(m), onRequest, onNotification },
   );

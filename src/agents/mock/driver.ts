@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { ApiError } from '../../errors.js';
 import { ChildProcess } from '../../process/spawn.js';
 import { VERSION } from '../../version.js';
-import { parseNativeLine, type ProcessLimits } from '../process-options.js';
+import { parseNativeLine, type ProcessLimits, processSpawnOptions } from '../process-options.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions } from '../types.js';
 import { mockCapabilities } from './capabilities.js';
 import { mockConverter } from './convert.js';
@@ -31,11 +31,7 @@ async function startMock(options: StartOptions, sink: AgentSink, limits: Process
       args: [PROGRAM, '--model', options.model ?? 'mock-1'],
       cwd: options.cwd,
       env: options.env,
-      maxLineChars: limits.maxLineChars,
-      killGraceMs: limits.killGraceMs,
-      stderrHeadLines: limits.stderrHeadLines,
-      stderrTailLines: limits.stderrTailLines,
-      onStderrLine: (line) => options.logger.debug({ stderr: line }, 'agent stderr'),
+      ...processSpawnOptions(limits, options.logger),
     },
     (line) => {
       const message = parseNativeLine(line.text, line.truncated);
