@@ -4,14 +4,14 @@
 // replays must show, and unit tests of the cases the recordings do not cover.
 // UPDATE_GOLDEN=1 rewrites the expected <scenario>.events.json (review the diff!).
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claudeCapabilities } from '../src/agents/claude/capabilities.js';
 import { claudeConverter, type ClaudeState } from '../src/agents/claude/convert.js';
 import type { Draft } from '../src/agents/types.js';
 import { UniversalEvent } from '../src/schema/events.js';
-import { replay } from './golden-replay.js';
+import { expectGolden, replay } from './golden-replay.js';
 
 const dir = new URL('./fixtures/claude/', import.meta.url).pathname;
 const cases = readdirSync(dir).filter((f) => f.endsWith('.jsonl')).map((f) => f.slice(0, -'.jsonl'.length));
@@ -29,12 +29,7 @@ describe('claude golden fixtures (converter + normalizer + log)', () => {
   });
 
   it.each(cases)('%s', (name) => {
-    const events = replayCase(name);
-    for (const e of events) expect(UniversalEvent.safeParse(e).success, JSON.stringify(e)).toBe(true);
-    const expectedFile = join(dir, `${name}.events.json`);
-    if (process.env.UPDATE_GOLDEN) writeFileSync(expectedFile, `${JSON.stringify(events, null, 2)}\n`);
-    const expected = JSON.parse(readFileSync(expectedFile, 'utf8')) as UniversalEvent[];
-    expect(events).toEqual(expected);
+    const events = expectGolden(driver, dir, name);
     checkShape(name, events);
   });
 });

@@ -1,8 +1,11 @@
 // The golden walker's replay, shared by test/golden.test.ts and the per-agent converter tests:
 // native lines (with {"$daemon": …} actions interleaved, see test/fixtures/README.md) through a
 // converter, the normalizer and an event log with deterministic ids and clock.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
 import type { AgentDriver } from '../src/agents/types.js';
-import type { UniversalEvent } from '../src/schema/events.js';
+import { UniversalEvent } from '../src/schema/events.js';
 import { EventLog } from '../src/sessions/event-log.js';
 import { Normalizer, type Normalized } from '../src/sessions/normalize.js';
 import { counterIds, steppingClock } from '../src/util/deps.js';
@@ -64,3 +67,17 @@ function isAction(value: unknown): value is DaemonAction {
   return typeof value === 'object' && value !== null && '$daemon' in value;
 }
 
+
+/**
+ * Replays <dir>/<name>.jsonl through `driver`, checks every event against the schema and compares
+ * them with <dir>/<name>.events.json (UPDATE_GOLDEN=1 rewrites that file: read the diff).
+ */
+export function expectGolden(driver: Replayable, dir: string, name: string): UniversalEvent[] {
+  const lines = readFileSync(join(dir, `${name}.jsonl`), 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const events = replay(driver, lines);
+  for (const e of events) expect(UniversalEvent.safeParse(e).success, JSON.stringify(e)).toBe(true);
+  const expectedFile = join(dir, `${name}.events.json`);
+  if (process.env.UPDATE_GOLDEN) writeFileSync(expectedFile, `${JSON.stringify(events, null, 2)}\n`);
+  expect(events).toEqual(JSON.parse(readFileSync(expectedFile, 'utf8')) as UniversalEvent[]);
+  return events;
+}
