@@ -9,6 +9,7 @@ import type { App } from '../src/app.js';
 import type { UniversalEvent, UniversalItem } from '../src/schema/events.js';
 import { eventsUntil, expectWellFormedTurn, lastSequence, sendTurn } from './e2e-turns.js';
 import { startFakeModel, type FakeModel } from './fake-model/server.js';
+import { claudeEnv } from './harness/claude.js';
 import { makeSandbox, type Sandbox } from './harness/sandbox.js';
 import { expectNoUnparsed, getEvents, makeApp, post, waitFor } from './helpers.js';
 import { leftovers, processes } from './procs.js';
@@ -36,16 +37,8 @@ async function start(
   sandbox = makeSandbox('claude-e2e');
   fake = await startFakeModel({ scenario });
   app = await makeApp({ baseDir: sandbox.work });
-  const env = {
-    ...sandbox.env,
-    ANTHROPIC_BASE_URL: fake.url,
-    ANTHROPIC_API_KEY: 'sk-ant-agentwire-fake',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_AUTOUPDATER: '1',
-    DISABLE_ERROR_REPORTING: '1',
-    CLAUDE_CODE_MAX_RETRIES: '2',
-  };
+  // The driver adds IS_SANDBOX itself for bypass mode, so the harness's own flag stays off here.
+  const env = claudeEnv(fake, sandbox, false);
   const { envExtra, ...body } = extra as { envExtra?: Record<string, string> };
   Object.assign(env, envExtra ?? {});
   const res = await post(app, `/v1/sessions/${SID}`, { agent: 'claude', cwd: sandbox.work, env, permissionMode, ...body });
