@@ -148,6 +148,9 @@ export function createGarbageDriver(program: string, limits: GarbageLimits): Gar
     id: 'mock',
     capabilities: mockCapabilities,
     converter: mockConverter,
+    modes: [{ id: 'default', name: 'Default', description: 'A program printing garbage.' }],
+    permissionModes: ['default'],
+    models: { models: [] },
     crashes,
     start: (options, sink) => start(program, options, guarded(sink), limits),
   };

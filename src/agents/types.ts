@@ -14,7 +14,7 @@ import type {
   UniversalItem,
 } from '../schema/events.js';
 import type { AgentId, Capabilities } from '../schema/agents.js';
-import type { Attachment, PermissionReply } from '../schema/api.js';
+import type { Attachment, PermissionMode, PermissionReply } from '../schema/api.js';
 
 /** An item as a converter sees it: identified by a converter-chosen `key`, never by an itm_ id. */
 export type DraftItem = Omit<UniversalItem, 'item_id' | 'parent_id'> & {
@@ -100,10 +100,49 @@ export interface AgentHandle {
   terminate(): Promise<void>;
 }
 
+/** One agentMode value an agent accepts (GET /v1/agents/{agent}/modes). */
+export interface ModeInfo {
+  id: string;
+  name: string;
+  description: string;
+}
+
+/** One model (GET /v1/agents/{agent}/models); variants are what the session's `variant` selects. */
+export interface ModelInfo {
+  id: string;
+  name?: string;
+  variants?: string[];
+  defaultVariant?: string;
+}
+
+export interface ModelList {
+  models: ModelInfo[];
+  defaultModel?: string;
+}
+
+/** What a driver is given when it asks its agent what it offers (models, modes). */
+export interface QueryContext {
+  /** The daemon's environment (credentials, CODEX_HOME, XDG dirs, ...). */
+  env: NodeJS.ProcessEnv;
+  logger: Pick<FastifyBaseLogger, 'debug' | 'info' | 'warn'>;
+  /** Give up after this long; the daemon then answers with the static lists. */
+  timeoutMs: number;
+}
+
 export interface AgentDriver {
   readonly id: AgentId;
   readonly capabilities: Capabilities;
   readonly converter: Converter<any>;
+  /** The agentMode values it accepts; the first is the default. `listModes` may know more. */
+  readonly modes: readonly ModeInfo[];
+  /** The permissionMode values it honours; the first is the default. */
+  readonly permissionModes: readonly PermissionMode[];
+  /** Models known without asking the agent: the answer when the agent cannot be asked. */
+  readonly models: ModelList;
+  /** Asks the agent itself (spawns it); the daemon caches the answer and falls back to `models`. */
+  listModels?(ctx: QueryContext): Promise<ModelList>;
+  /** Asks the agent for its modes (e.g. custom agents); falls back to `modes`. */
+  listModes?(ctx: QueryContext): Promise<ModeInfo[]>;
   /** Set when the agent ships inside the daemon (the mock): nothing to discover or install, and no
    *  credentials needed. GET /v1/agents reports it as installed at `path`. */
   readonly bundled?: { path: string; version: string };

@@ -93,6 +93,7 @@ export type MessageRequest = z.infer<typeof MessageRequest>;
 
 export const PermissionReply = z.enum(['once', 'always', 'reject']);
 export type PermissionReply = z.infer<typeof PermissionReply>;
+export type PermissionMode = z.infer<typeof PermissionMode>;
 export const PermissionReplyRequest = z.object({ reply: PermissionReply }).strict().openapi('PermissionReplyRequest');
 export const QuestionReplyRequest = z
   .object({ answers: z.array(z.array(z.string())) })

@@ -31,6 +31,20 @@ export const CLAUDE_BASE_ARGS = [
   'stdio',
 ];
 
+/** Claude Code has one main agent; plan-only work is a permissionMode (`plan`), not an agent mode. */
+const CLAUDE_MODES = [{ id: 'default', name: 'Default', description: "Claude Code's main agent." }];
+
+/** The aliases `--model` accepts on 2.1.330 (any full model id is passed through too). */
+const CLAUDE_MODELS = {
+  models: [
+    { id: 'default', name: 'Default (recommended for the account)' },
+    { id: 'sonnet', name: 'Sonnet (latest)' },
+    { id: 'opus', name: 'Opus (latest)' },
+    { id: 'haiku', name: 'Haiku (latest)' },
+  ],
+  defaultModel: 'default',
+};
+
 /** Resolves the claude executable, or throws a catalogue error. */
 export type LocateClaude = () => Promise<string>;
 
@@ -53,6 +67,9 @@ export function createClaudeDriver(limits: ProcessLimits, locate: LocateClaude =
     id: 'claude',
     capabilities: claudeCapabilities,
     converter: claudeConverter,
+    modes: CLAUDE_MODES,
+    permissionModes: ['default', 'plan', 'bypass', 'acceptEdits'],
+    models: CLAUDE_MODELS,
     start: (options, sink) => startClaude(options, sink, limits, locate),
   };
 }

@@ -54,6 +54,9 @@ export function createCodexDriver(limits: ProcessLimits, locate: LocateCodex = c
     id: 'codex',
     capabilities: codexCapabilities,
     converter: codexConverter,
+    modes: [{ id: 'default', name: 'Default', description: "Codex's agent." }],
+    permissionModes: ['default', 'plan', 'bypass', 'acceptEdits'],
+    models: { models: [] },
     start: (options, sink) => startCodex(options, sink, limits, locate),
   };
 }

@@ -10,6 +10,13 @@ import { mockCapabilities } from './capabilities.js';
 import { mockConverter } from './convert.js';
 import type { MockIn } from './native.js';
 
+/** The mock reports its agentMode back in session.started; it behaves the same in each. */
+const MOCK_MODES = [
+  { id: 'default', name: 'Default', description: 'The scripted mock agent.' },
+  { id: 'build', name: 'Build', description: 'Same script; the mode is echoed in session.started.' },
+  { id: 'plan', name: 'Plan', description: 'Same script; the mode is echoed in session.started.' },
+];
+
 const PROGRAM = fileURLToPath(new URL('./program.js', import.meta.url));
 
 export function createMockDriver(limits: ProcessLimits): AgentDriver {
@@ -18,6 +25,9 @@ export function createMockDriver(limits: ProcessLimits): AgentDriver {
     capabilities: mockCapabilities,
     converter: mockConverter,
     bundled: { path: PROGRAM, version: VERSION },
+    modes: MOCK_MODES,
+    permissionModes: ['default', 'plan', 'bypass', 'acceptEdits'],
+    models: { models: [{ id: 'mock-1', name: 'Mock 1' }], defaultModel: 'mock-1' },
     start: (options, sink) => startMock(options, sink, limits),
   };
 }
