@@ -2,6 +2,7 @@
 // it with a fixed clock and counter ids and use inject(); main.ts listens.
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { AgentDiscovery } from './agents/discovery.js';
+import { AgentOfferings } from './agents/offerings.js';
 import { createRegistry, type AgentRegistry } from './agents/registry.js';
 import { Config } from './config.js';
 import { ApiError } from './errors.js';
@@ -61,6 +62,8 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     },
   });
   const registry = deps.registry ?? createRegistry(config, deps.agentEnv?.env);
+  const agents = new AgentDiscovery({ registry, config, ...deps.agentEnv });
+  const offerings = new AgentOfferings({ registry, env: deps.agentEnv?.env ?? process.env, logger: app.log, timeoutMs: config.agentQueryTimeoutMs });
   const sessions = new SessionManager({
     registry,
     ids,
@@ -71,9 +74,12 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     hitl: { policy: config.permissionPolicy, timeoutMs: config.hitlTimeoutMs },
     baseDir: deps.baseDir ?? process.cwd(),
     logger: app.log,
+    prepare: async (request, log) => {
+      const resolved = await offerings.resolve(request);
+      if (!config.noAutoInstall) await agents.ensureInstalled(request.agent, log);
+      return resolved;
+    },
   });
-
-  const agents = new AgentDiscovery({ registry, config, ...deps.agentEnv });
 
   installProblemHandlers(app);
   await installCors(app, config);
@@ -105,7 +111,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   sessionRoutes(app, sessions);
   eventRoutes(app, sessions, config);
   turnStreamRoutes(app, sessions, config);
-  agentRoutes(app, agents);
+  agentRoutes(app, agents, offerings);
 
   // preClose, not onClose: the server waits for open connections before onClose runs, and live
   // SSE streams only end once their sessions are closed.

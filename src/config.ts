@@ -45,6 +45,8 @@ export const OPTIONS = {
   permissionPolicy: opt({ flag: 'permission-policy', env: 'PERMISSION_POLICY', schema: z.enum(['ask', 'allow', 'deny']).default('ask'), help: 'default answer to permission requests: ask the client, allow, or deny' }),
   hitlTimeoutMs: opt({ flag: 'hitl-timeout-ms', env: 'HITL_TIMEOUT_MS', schema: int(0).default(0), help: 'deny/reject a pending permission or question after this long (0: wait)' }),
   shutdownTimeoutMs: opt({ flag: 'shutdown-timeout-ms', env: 'SHUTDOWN_TIMEOUT_MS', schema: int(100).default(10_000), help: 'longest graceful shutdown before the daemon exits anyway' }),
+  noAutoInstall: opt({ flag: 'no-auto-install', env: 'NO_AUTO_INSTALL', schema: z.coerce.boolean().default(false), kind: 'switch', help: 'do not install a missing agent CLI from npm when a session asks for it' }),
+  agentQueryTimeoutMs: opt({ flag: 'agent-query-timeout-ms', env: 'AGENT_QUERY_TIMEOUT_MS', schema: int(100).default(15_000), help: 'how long asking an agent for its models or modes may take before the built-in list answers' }),
   agentsDir: opt({ flag: 'agents-dir', env: 'AGENTS_DIR', schema: z.string().min(1).optional(), help: 'where agent CLIs are installed and looked up (default: ~/.cache/agentwire/agents)' }),
   claudeBin: opt({ flag: 'claude-bin', env: 'CLAUDE_BIN', schema: z.string().min(1).optional(), help: 'the claude executable to use (skips the agents dir and PATH)' }),
   codexBin: opt({ flag: 'codex-bin', env: 'CODEX_BIN', schema: z.string().min(1).optional(), help: 'the codex executable to use (skips the agents dir and PATH)' }),

@@ -76,7 +76,7 @@ describe('session lifecycle', () => {
     });
     expect(body.eventCount).toBeGreaterThan(0);
     expect(Date.parse(body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(body.createdAt));
-    expect(sessionStarted(await getEvents(app, 's1')).metadata).toMatchObject({ model: 'mock-big' });
+    expect(sessionStarted(await getEvents(app, 's1')).metadata).toMatchObject({ model: 'mock-big', mode: 'build' });
   });
 
   it('defaults agentMode and permissionMode', async () => {

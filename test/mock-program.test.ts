@@ -117,12 +117,13 @@ const types = (lines: MockOut[]) => lines.map((l) => l.type);
 
 describe('mock program', () => {
   it('announces itself with a ready line', async () => {
-    const mock = start(['--model', 'mock-big']);
+    const mock = start(['--model', 'mock-big', '--mode', 'plan']);
     const [ready] = await mock.until((l) => l.type === 'ready');
     expect(ready).toEqual({
       type: 'ready',
       session: expect.stringMatching(/^mock-[a-z0-9]{12}$/),
       model: 'mock-big',
+      mode: 'plan',
       cwd: process.cwd(),
       pid: mock.child.pid,
     });

@@ -89,6 +89,20 @@ export class AgentDiscovery {
     }
   }
 
+  /**
+   * autoInstall: installs the pinned version when the agent is found nowhere. An explicit
+   * --<agent>-bin that does not exist is left for the driver to report (the user named it), and
+   * agents without an adapter or bundled with the daemon need nothing.
+   */
+  async ensureInstalled(agent: AgentId, log: Pick<FastifyBaseLogger, 'info' | 'warn'>): Promise<void> {
+    const driver = this.options.registry[agent];
+    if (!driver || driver.bundled || !Object.hasOwn(PINNED_AGENTS, agent)) return;
+    const id = agent as InstallableAgentId;
+    if (await this.locate(id, AGENT_CATALOG[id])) return;
+    log.info({ agent, version: PINNED_AGENTS[id].version }, 'agent not installed; installing it for this session (autoInstall)');
+    await this.install(agent, {}, log);
+  }
+
   private async describe(id: AgentId): Promise<AgentInfo> {
     const driver = this.options.registry[id];
     const base = {

@@ -2,10 +2,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { AgentDiscovery } from '../agents/discovery.js';
 import { AgentIdParam, InstallAgentRequest } from '../schema/api.js';
+import type { AgentOfferings } from '../agents/offerings.js';
 import { parse } from './validate.js';
 
-export function agentRoutes(app: FastifyInstance, agents: AgentDiscovery): void {
+export function agentRoutes(app: FastifyInstance, agents: AgentDiscovery, offerings: AgentOfferings): void {
   app.get('/v1/agents', async () => ({ agents: await agents.list() }));
+
+  app.get('/v1/agents/:agent/models', async (req) => offerings.listModels(parse(AgentIdParam, req.params, 'path').agent));
+
+  app.get('/v1/agents/:agent/modes', async (req) => offerings.listModes(parse(AgentIdParam, req.params, 'path').agent));
 
   app.post('/v1/agents/:agent/install', async (req, reply) => {
     const { agent } = parse(AgentIdParam, req.params, 'path');

@@ -174,6 +174,46 @@ export const InstallAgentRequest = z
   .openapi('InstallAgentRequest');
 export type InstallAgentRequest = z.infer<typeof InstallAgentRequest>;
 
+export const ChoiceSource = z
+  .enum(['agent', 'builtin'])
+  .openapi('ChoiceSource', { description: "'agent': asked the agent CLI itself; 'builtin': the list this build ships (the agent is not installed, could not be asked, or cannot tell)" });
+
+export const ModelInfo = z
+  .object({
+    id: z.string().openapi({ description: 'The value to pass as `model` at session create' }),
+    name: z.string().optional(),
+    variants: z.array(z.string()).optional().openapi({ description: 'Values for `variant` (e.g. reasoning effort) with this model' }),
+    defaultVariant: z.string().optional(),
+  })
+  .openapi('ModelInfo');
+
+export const ModelsResponse = z
+  .object({
+    models: z.array(ModelInfo),
+    defaultModel: z.string().optional(),
+    source: ChoiceSource,
+  })
+  .openapi('ModelsResponse');
+export type ModelsResponse = z.infer<typeof ModelsResponse>;
+
+export const ModeInfo = z
+  .object({
+    id: z.string().openapi({ description: 'The value to pass as `agentMode` at session create' }),
+    name: z.string(),
+    description: z.string(),
+  })
+  .openapi('ModeInfo');
+
+export const ModesResponse = z
+  .object({
+    modes: z.array(ModeInfo),
+    defaultMode: z.string().openapi({ description: 'The agentMode a session gets when it names none' }),
+    permissionModes: z.array(PermissionMode).openapi({ description: 'The permissionMode values this agent honours; the first is the default' }),
+    source: ChoiceSource,
+  })
+  .openapi('ModesResponse');
+export type ModesResponse = z.infer<typeof ModesResponse>;
+
 export const Problem = z
   .object({
     type: z.string().openapi({ example: 'https://agentwire.dev/problems/session_not_found' }),

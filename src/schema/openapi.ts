@@ -5,6 +5,8 @@ import { CATALOGUE, type ErrorCode } from '../errors.js';
 import {
   AgentIdParam,
   AgentList,
+  ModelsResponse,
+  ModesResponse,
   CreateSessionRequest,
   CreateSessionResponse,
   EventsResponse,
@@ -65,11 +67,11 @@ route({ method: 'get', path: '/openapi.json', summary: 'This document', response
 
 route({
   method: 'post', path: '/v1/sessions/{id}', summary: 'Create a session with a client-chosen id', request: { params: id, ...body(CreateSessionRequest) },
-  responses: { 200: json(CreateSessionResponse, 'Agent started'), ...problems(...common, ...bodyErrors, 'invalid_cwd', 'session_exists', 'too_many_sessions', 'agent_not_available', 'agent_start_failed', 'shutting_down') },
+  responses: { 200: json(CreateSessionResponse, 'Agent started'), ...problems(...common, ...bodyErrors, 'invalid_cwd', 'session_exists', 'too_many_sessions', 'agent_not_available', 'agent_start_failed', 'agent_install_failed', 'shutting_down') },
 });
 route({
   method: 'post', path: '/v1/sessions', summary: 'Create a session; the daemon picks the id', request: body(CreateSessionRequest),
-  responses: { 201: json(SessionInfo, 'Agent started'), ...problems(...common, ...bodyErrors, 'invalid_cwd', 'too_many_sessions', 'agent_not_available', 'agent_start_failed', 'shutting_down') },
+  responses: { 201: json(SessionInfo, 'Agent started'), ...problems(...common, ...bodyErrors, 'invalid_cwd', 'too_many_sessions', 'agent_not_available', 'agent_start_failed', 'agent_install_failed', 'shutting_down') },
 });
 route({ method: 'get', path: '/v1/sessions', summary: 'All sessions, newest first', responses: { 200: json(SessionList, 'Sessions') } });
 route({ method: 'get', path: '/v1/sessions/{id}', summary: 'One session', request: { params: id }, responses: { 200: json(SessionInfo, 'Session'), ...problems(...sessionErrors) } });
@@ -113,6 +115,16 @@ route({
   description: 'Concurrent requests for one agent share one install. A failure answers 502 agent_install_failed with npm\'s stderr tail in `stderrTail`.',
   request: { params: AgentIdParam, ...body(InstallAgentRequest) },
   responses: { 204: empty('Installed (or a complete install was already there)'), ...problems(...common, ...bodyErrors, 'agent_install_failed', 'shutting_down') },
+});
+route({
+  method: 'get', path: '/v1/agents/{agent}/models', summary: "The models a session of this agent can use (asked of the agent CLI, cached; else the build's built-in list)",
+  request: { params: AgentIdParam },
+  responses: { 200: json(ModelsResponse, 'Models'), ...problems(...common, 'agent_not_available', 'shutting_down') },
+});
+route({
+  method: 'get', path: '/v1/agents/{agent}/modes', summary: 'The agentMode and permissionMode values this agent accepts',
+  request: { params: AgentIdParam },
+  responses: { 200: json(ModesResponse, 'Modes'), ...problems(...common, 'agent_not_available', 'shutting_down') },
 });
 const permissionParams = z.object({ id: SessionIdParam, permission_id: z.string() });
 route({

@@ -22,6 +22,9 @@ export interface SessionManagerOptions {
   logger: FastifyBaseLogger;
   /** Base for relative cwds and the default cwd. */
   baseDir: string;
+  /** Fills in and checks agent-specific fields (modes) and makes sure the agent is installed;
+   *  throws the client's error. Runs after the id is reserved, before the agent starts. */
+  prepare?: (request: CreateSessionRequest, logger: FastifyBaseLogger) => Promise<CreateSessionRequest & { agentMode: string; permissionMode: string }>;
 }
 
 export class SessionManager {
@@ -70,7 +73,10 @@ export class SessionManager {
     this.reserved.add(id);
     try {
       const cwd = await resolveCwd(request.cwd, this.options.baseDir);
-      const session = new Session(id, { ...request, cwd }, driver, this.options);
+      const prepared = this.options.prepare
+        ? await this.options.prepare(request, this.options.logger)
+        : { ...request, agentMode: request.agentMode ?? driver.modes[0]!.id, permissionMode: request.permissionMode ?? driver.permissionModes[0]! };
+      const session = new Session(id, { ...prepared, cwd }, driver, this.options);
       const starting = session.start();
       this.starting.add(starting);
       try {

@@ -14,6 +14,9 @@ import { EventLog, type EventLogLimits } from './event-log.js';
 import { HitlPolicyRunner, type HitlSettings } from './hitl-policy.js';
 import { Normalizer, type Normalized } from './normalize.js';
 
+/** A create request after the agent's defaults were filled in (AgentOfferings.resolve) and its cwd checked. */
+export type ResolvedCreateRequest = CreateSessionRequest & { cwd: string; agentMode: string; permissionMode: string };
+
 export interface SessionDeps {
   ids: IdGenerator;
   clock: Clock;
@@ -41,7 +44,7 @@ export class Session {
 
   constructor(
     readonly id: string,
-    readonly request: CreateSessionRequest & { cwd: string },
+    readonly request: ResolvedCreateRequest,
     private readonly driver: AgentDriver,
     private readonly deps: SessionDeps,
   ) {
@@ -80,8 +83,8 @@ export class Session {
         variant: r.variant,
         nativeSessionId: r.nativeSessionId,
         mcp: r.mcp,
-        agentMode: r.agentMode ?? 'default',
-        permissionMode: r.permissionMode ?? 'default',
+        agentMode: r.agentMode,
+        permissionMode: r.permissionMode,
         logger: this.logger,
       },
       { native: (message) => this.onNative(message), exit: (exit) => this.onExit(exit) },
@@ -173,8 +176,8 @@ export class Session {
     return {
       sessionId: this.id,
       agent: r.agent,
-      agentMode: r.agentMode ?? 'default',
-      permissionMode: r.permissionMode ?? 'default',
+      agentMode: r.agentMode,
+      permissionMode: r.permissionMode,
       ...(r.model ? { model: r.model } : {}),
       ...(r.variant ? { variant: r.variant } : {}),
       ...(nativeSessionId ? { nativeSessionId } : {}),

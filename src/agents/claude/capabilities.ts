@@ -18,7 +18,7 @@ export const claudeCapabilities: Capabilities = {
   fileChanges: true, // Write/Edit/MultiEdit/NotebookEdit as file_ref parts with a diff
   mcpTools: true, // mcp__<server>__<tool> calls, tagged with server and tool
   streamingDeltas: true, // text_delta / thinking_delta stream events
-  variants: false,
+  variants: true, // effort levels (`--effort`), listed per model by the CLI
   userMessages: false, // our user lines are not echoed: the daemon synthesises them
   nativeTurnStart: false, // nothing marks a turn's start: the daemon does
   nativeHitlResolution: false, // nothing reports our own control_response: the daemon does

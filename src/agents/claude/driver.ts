@@ -18,6 +18,7 @@ import { parseNativeLine, type ProcessLimits, processSpawnOptions } from '../pro
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions, TurnInput } from '../types.js';
 import { claudeCapabilities } from './capabilities.js';
 import { claudeConverter } from './convert.js';
+import { askClaude, modelsFrom, modesFrom } from './query.js';
 
 export const CLAUDE_BASE_ARGS = [
   '-p',
@@ -31,16 +32,19 @@ export const CLAUDE_BASE_ARGS = [
   'stdio',
 ];
 
-/** Claude Code has one main agent; plan-only work is a permissionMode (`plan`), not an agent mode. */
-const CLAUDE_MODES = [{ id: 'default', name: 'Default', description: "Claude Code's main agent." }];
+/** `default` runs Claude Code's own main agent; any other agentMode names an agent (`--agent`),
+ *  built in or the user's, as listed by the CLI (query.ts). Plan-only work is permissionMode `plan`. */
+const CLAUDE_MODES = [{ id: 'default', name: 'Default', description: "Claude Code's main agent (no --agent)." }];
 
-/** The aliases `--model` accepts on 2.1.330 (any full model id is passed through too). */
+/** The aliases `--model` accepts on 2.1.330 and their effort levels, as its initialize answer lists
+ *  them (any full model id is passed through too). Used when the CLI cannot be asked. */
+const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'];
 const CLAUDE_MODELS = {
   models: [
-    { id: 'default', name: 'Default (recommended for the account)' },
-    { id: 'sonnet', name: 'Sonnet (latest)' },
-    { id: 'opus', name: 'Opus (latest)' },
-    { id: 'haiku', name: 'Haiku (latest)' },
+    { id: 'default', name: 'Default (recommended)', variants: EFFORTS },
+    { id: 'opus', name: 'Opus', variants: EFFORTS },
+    { id: 'sonnet', name: 'Sonnet', variants: EFFORTS },
+    { id: 'haiku', name: 'Haiku', variants: EFFORTS },
   ],
   defaultModel: 'default',
 };
@@ -70,14 +74,18 @@ export function createClaudeDriver(limits: ProcessLimits, locate: LocateClaude =
     modes: CLAUDE_MODES,
     permissionModes: ['default', 'plan', 'bypass', 'acceptEdits'],
     models: CLAUDE_MODELS,
+    listModels: async (ctx) => modelsFrom(await askClaude(await locate(), ctx)),
+    listModes: async (ctx) => modesFrom(await askClaude(await locate(), ctx)),
     start: (options, sink) => startClaude(options, sink, limits, locate),
   };
 }
 
 /** The argv after the executable for one session. */
-export function claudeArgs(options: Pick<StartOptions, 'model' | 'permissionMode' | 'nativeSessionId' | 'mcp'>): string[] {
+export function claudeArgs(options: Pick<StartOptions, 'model' | 'variant' | 'agentMode' | 'permissionMode' | 'nativeSessionId' | 'mcp'>): string[] {
   const args = [...CLAUDE_BASE_ARGS];
   if (options.model) args.push('--model', options.model);
+  if (options.variant) args.push('--effort', options.variant);
+  if (options.agentMode && options.agentMode !== 'default') args.push('--agent', options.agentMode);
   if (options.permissionMode === 'bypass') args.push('--dangerously-skip-permissions');
   else if (options.permissionMode === 'plan' || options.permissionMode === 'acceptEdits') args.push('--permission-mode', options.permissionMode);
   if (options.nativeSessionId) args.push('--resume', options.nativeSessionId);

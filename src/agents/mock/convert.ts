@@ -36,7 +36,7 @@ function convertLine(state: MockState, native: unknown): { state: MockState; eve
       return emit(state, {
         type: 'session.started',
         native_session_id: line.session,
-        data: { metadata: { model: line.model, cwd: line.cwd, pid: line.pid } },
+        data: { metadata: { model: line.model, ...(line.mode ? { mode: line.mode } : {}), cwd: line.cwd, pid: line.pid } },
       });
     case 'message_start':
       return emit(withOpen(state, line.id, line.role), {

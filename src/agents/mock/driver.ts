@@ -38,7 +38,7 @@ async function startMock(options: StartOptions, sink: AgentSink, limits: Process
   const child = await ChildProcess.start(
     {
       command: process.execPath,
-      args: [PROGRAM, '--model', options.model ?? 'mock-1'],
+      args: [PROGRAM, '--model', options.model ?? 'mock-1', '--mode', options.agentMode],
       cwd: options.cwd,
       env: options.env,
       ...processSpawnOptions(limits, options.logger),

@@ -22,7 +22,7 @@ export type MockPart = z.infer<typeof MockPart>;
 
 export const MockOut = z.discriminatedUnion('type', [
   /** First line after start: the mock's own session id and what it runs with. */
-  z.object({ type: z.literal('ready'), session: z.string(), model: z.string(), cwd: z.string(), pid: z.number() }),
+  z.object({ type: z.literal('ready'), session: z.string(), model: z.string(), mode: z.string().optional(), cwd: z.string(), pid: z.number() }),
   /** An assistant (or system) message begins; `text` deltas follow; `message_end` closes it. */
   z.object({ type: z.literal('message_start'), id: z.string(), role: z.enum(['assistant', 'system']) }),
   z.object({ type: z.literal('text'), id: z.string(), chunk: z.string() }),

@@ -4,7 +4,7 @@
 //
 //   stdin:  MockIn lines (prompt, permission_reply, question_reply, interrupt)
 //   stdout: MockOut lines, starting with `ready`; every turn ends with `done` (except crash/end)
-//   argv:   [--model <m>]
+//   argv:   [--model <m>] [--mode <agentMode>]
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { runCommand } from './program-commands.js';
@@ -17,13 +17,15 @@ import { Turn, newSession } from './program-turn.js';
 /** @param {string[]} argv */
 function parseArgs(argv) {
   let model = 'mock-1';
+  let mode = 'default';
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const next = argv[i + 1];
     if (arg === '--model' && next !== undefined) model = (i++, next);
     else if (arg.startsWith('--model=')) model = arg.slice('--model='.length);
+    else if (arg === '--mode' && next !== undefined) mode = (i++, next);
   }
-  return { model };
+  return { model, mode };
 }
 
 function sessionId() {
@@ -92,7 +94,7 @@ function complain(message) {
   process.stderr.write(`mock: ${message}\n`);
 }
 
-const { model } = parseArgs(process.argv.slice(2));
+const { model, mode } = parseArgs(process.argv.slice(2));
 const session = newSession();
 const input = createInterface({ input: process.stdin, crlfDelay: Infinity });
 let exiting = false;
@@ -152,7 +154,7 @@ process.stdout.on('error', () => {
   process.exit(0);
 });
 
-io.write({ type: 'ready', session: sessionId(), model, cwd: session.cwd, pid: process.pid });
+io.write({ type: 'ready', session: sessionId(), model, mode, cwd: session.cwd, pid: process.pid });
 
 input.on('line', (line) => {
   if (exiting || line.trim() === '') return;
