@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.js';
 import type { SessionInfo } from '../src/schema/api.js';
+import { createMockDriver } from '../src/agents/mock/driver.js';
+import { Config } from '../src/config.js';
 import { VERSION } from '../src/version.js';
 import { expectProblem, sessionStarted } from './http-problems.js';
 import { createMock, getEvents, makeApp, post } from './helpers.js';
@@ -157,8 +159,8 @@ describe('cwd and env', () => {
 });
 
 describe('agents', () => {
-  it('answers 501 for a known agent without an adapter', async () => {
-    app = await makeApp();
+  it('answers 501 for a known agent without an adapter (a build whose registry lacks it)', async () => {
+    app = await makeApp({ registry: { mock: createMockDriver(Config.parse({})) } });
     const res = await post(app, '/v1/sessions/s1', { agent: 'opencode' });
     expectProblem(res, 501, 'agent_not_available');
     expect(res.json()).toMatchObject({ agent: 'opencode' });
