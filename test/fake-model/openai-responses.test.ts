@@ -233,3 +233,25 @@ describe('OpenAI Responses: errors and non-streaming', () => {
     ]);
   });
 });
+
+describe('OpenAI Responses: namespace tools (Codex MCP servers)', () => {
+  const namespace = {
+    type: 'namespace',
+    name: 'mcp__probe',
+    description: 'Tools in the mcp__probe namespace.',
+    tools: [{ type: 'function', name: 'echo', strict: false, parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }],
+  };
+
+  it('a call of `<namespace>__<tool>` is a function_call with the tool name and its namespace', async () => {
+    const f = await start([[{ call: 'mcp__probe__echo', input: { text: 'ping' } }]]);
+    const events = await stream(f, codexRequest([codexUser('go')], [codexExecCommand, namespace]));
+    const [call] = doneItems(events);
+    expect(call).toMatchObject({ type: 'function_call', name: 'echo', namespace: 'mcp__probe', arguments: JSON.stringify({ text: 'ping' }) });
+  });
+
+  it('an unknown namespaced tool is reported as not offered, listing the flattened names', async () => {
+    const f = await start([[{ call: 'mcp__probe__nope', input: {} }]]);
+    const events = await stream(f, codexRequest([codexUser('go')], [codexExecCommand, namespace]));
+    expect(doneItems(events)[0].content[0].text).toMatch(/^\[fake model\] no mcp__probe__nope tool is offered \(tools: exec_command, mcp__probe__echo\)/);
+  });
+});

@@ -171,6 +171,7 @@ function outputItem(ex: Exchange, b: Block, encrypted: boolean): Item[] {
           arguments: JSON.stringify(b.args),
           call_id: ex.ids.call(),
           name: b.name,
+          ...(b.namespace ? { namespace: b.namespace } : {}),
         },
       ];
     case 'custom':

@@ -30,6 +30,7 @@ import type { AgentDriver, AgentHandle, AgentSink, StartOptions, TurnInput } fro
 import { codexCapabilities } from './capabilities.js';
 import { codexConverter } from './convert.js';
 import { JsonRpcPeer, type RpcId, type RpcServerRequest } from './json-rpc.js';
+import { codexMcpServers, McpStartup } from './mcp.js';
 
 export const CODEX_ARGS = ['app-server', '--strict-config'];
 export const CLIENT_INFO = { name: 'agentwire', title: null, version: '0.0.0' };
@@ -103,6 +104,7 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
   let turnId: string | undefined;
   let turnKnown: (() => void) | undefined;
   let peer: JsonRpcPeer | undefined;
+  const mcp = new McpStartup(Object.keys(options.mcp ?? {}));
 
   const io = (err: unknown) =>
     new ApiError('agent_io_failed', `Codex did not accept input: ${(err as Error).message}`, { agent: 'codex' });
@@ -124,6 +126,8 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
       if (isObject(params.turn) && params.turn.id === turnId) turnId = undefined;
     } else if (n.method === 'serverRequest/resolved' && isId(params.requestId)) {
       pending.delete(String(params.requestId));
+    } else if (n.method === 'mcpServer/startupStatus/updated' && typeof params.name === 'string' && typeof params.status === 'string') {
+      mcp.update(params.name, params.status);
     }
   };
 
@@ -145,12 +149,21 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
     await rpc.request('initialize', { clientInfo: CLIENT_INFO, capabilities: null }, limits.startTimeoutMs);
     await rpc.notify('initialized');
     const policy = codexPolicy(options.permissionMode);
-    const common = { cwd: options.cwd, ...policy, ...(options.model ? { model: options.model } : {}) };
+    const mcpServers = options.mcp && Object.keys(options.mcp).length > 0 ? codexMcpServers(options.mcp) : undefined;
+    const common = {
+      cwd: options.cwd,
+      ...policy,
+      ...(options.model ? { model: options.model } : {}),
+      ...(mcpServers ? { config: { mcp_servers: mcpServers } } : {}),
+    };
     const result = options.nativeSessionId
       ? await rpc.request('thread/resume', { threadId: options.nativeSessionId, ...common }, limits.startTimeoutMs)
       : await rpc.request('thread/start', common, limits.startTimeoutMs);
     const thread = isObject(result) && isObject(result.thread) ? result.thread : undefined;
     if (!thread || typeof thread.id !== 'string') throw new Error(`no thread in the answer: ${JSON.stringify(result).slice(0, 200)}`);
+    // MCP servers start after the thread; ready means their tools are there for the first turn.
+    // One that fails is reported by the converter (a status item) and the session goes on without it.
+    if (!(await mcp.settled(limits.startTimeoutMs))) options.logger.warn({ mcp: mcp.snapshot() }, 'codex: MCP servers still starting; the session starts anyway');
     return thread.id;
   };
   const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), limits.startTimeoutMs).unref());
