@@ -71,6 +71,7 @@ export const DROPPED: Readonly<Record<string, string>> = {
   'fs/changed': 'file watch notifications for fs/watch, which we never call',
   'turn/moderationMetadata': 'moderation bookkeeping',
   'model/safetyBuffering/updated': 'UI buffering hint',
+  'thread/readState/changed': "a UI unread marker (sent with the experimental API, i.e. agentMode plan); no conversation content",
 };
 
 /** Notifications that become a status item: label = method, detail = their message. */

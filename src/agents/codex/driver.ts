@@ -31,6 +31,7 @@ import { codexCapabilities } from './capabilities.js';
 import { codexConverter } from './convert.js';
 import { JsonRpcPeer, type RpcId, type RpcServerRequest } from './json-rpc.js';
 import { codexMcpServers, McpStartup } from './mcp.js';
+import { checkAgentMode, CODEX_MODES, collaborationMode, needsExperimentalApi } from './modes.js';
 
 export const CODEX_ARGS = ['app-server', '--strict-config'];
 export const CLIENT_INFO = { name: 'agentwire', title: null, version: '0.0.0' };
@@ -55,7 +56,7 @@ export function createCodexDriver(limits: ProcessLimits, locate: LocateCodex = c
     id: 'codex',
     capabilities: codexCapabilities,
     converter: codexConverter,
-    modes: [{ id: 'default', name: 'Default', description: "Codex's agent." }],
+    modes: CODEX_MODES,
     permissionModes: ['default', 'plan', 'bypass', 'acceptEdits'],
     models: { models: [] },
     start: (options, sink) => startCodex(options, sink, limits, locate),
@@ -96,6 +97,7 @@ function declineResult(request: RpcServerRequest): unknown {
 }
 
 async function startCodex(options: StartOptions, sink: AgentSink, limits: ProcessLimits, locate: LocateCodex): Promise<AgentHandle> {
+  checkAgentMode(options.agentMode);
   const executable = await locate();
   const rpcTimeout = Math.max(limits.startTimeoutMs, 5_000);
   /** The server's pending requests by JSON-RPC id (as a string). */
@@ -104,6 +106,8 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
   let turnId: string | undefined;
   let turnKnown: (() => void) | undefined;
   let peer: JsonRpcPeer | undefined;
+  /** The thread's model (thread/start's answer): a collaboration mode's settings name it. */
+  let threadModel = options.model ?? '';
   const mcp = new McpStartup(Object.keys(options.mcp ?? {}));
 
   const io = (err: unknown) =>
@@ -146,7 +150,8 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
   const proc: ChildProcess = spawned.child;
 
   const handshake = async () => {
-    await rpc.request('initialize', { clientInfo: CLIENT_INFO, capabilities: null }, limits.startTimeoutMs);
+    const capabilities = needsExperimentalApi(options.agentMode) ? { experimentalApi: true } : null;
+    await rpc.request('initialize', { clientInfo: CLIENT_INFO, capabilities }, limits.startTimeoutMs);
     await rpc.notify('initialized');
     const policy = codexPolicy(options.permissionMode);
     const mcpServers = options.mcp && Object.keys(options.mcp).length > 0 ? codexMcpServers(options.mcp) : undefined;
@@ -161,6 +166,7 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
       : await rpc.request('thread/start', common, limits.startTimeoutMs);
     const thread = isObject(result) && isObject(result.thread) ? result.thread : undefined;
     if (!thread || typeof thread.id !== 'string') throw new Error(`no thread in the answer: ${JSON.stringify(result).slice(0, 200)}`);
+    if (isObject(result) && typeof result.model === 'string') threadModel = result.model;
     // MCP servers start after the thread; ready means their tools are there for the first turn.
     // One that fails is reported by the converter (a status item) and the session goes on without it.
     if (!(await mcp.settled(limits.startTimeoutMs))) options.logger.warn({ mcp: mcp.snapshot() }, 'codex: MCP servers still starting; the session starts anyway');
@@ -207,7 +213,9 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
       const input = turnInput(turn, options.cwd);
       // The response can come after turn/started (README): the turn id is taken from either.
       turnId = undefined;
-      const result = await rpc.request('turn/start', { threadId: thread, input, ...(options.variant ? { effort: options.variant } : {}) }, rpcTimeout).catch((err) => Promise.reject(io(err)));
+      const mode = collaborationMode(options.agentMode, threadModel, options.variant);
+      const params = { threadId: thread, input, ...(options.variant ? { effort: options.variant } : {}), ...(mode ? { collaborationMode: mode } : {}) };
+      const result = await rpc.request('turn/start', params, rpcTimeout).catch((err) => Promise.reject(io(err)));
       if (isObject(result) && isObject(result.turn) && typeof result.turn.id === 'string' && turnId === undefined) {
         turnId = result.turn.id;
         turnKnown?.();
