@@ -28,10 +28,12 @@ import { findAgentExecutable } from '../discovery.js';
 import { processSpawnOptions, type ProcessLimits } from '../process-options.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions, TurnInput } from '../types.js';
 import { codexCapabilities } from './capabilities.js';
+import { listCodexModels, listCodexModes, type CatalogueDeps } from './catalogue.js';
 import { codexConverter } from './convert.js';
 import { JsonRpcPeer, type RpcId, type RpcServerRequest } from './json-rpc.js';
 import { codexMcpServers, McpStartup } from './mcp.js';
 import { checkAgentMode, CODEX_MODES, collaborationMode, needsExperimentalApi } from './modes.js';
+import { CODEX_MODELS } from './models.js';
 
 export const CODEX_ARGS = ['app-server', '--strict-config'];
 export const CLIENT_INFO = { name: 'agentwire', title: null, version: '0.0.0' };
@@ -51,14 +53,17 @@ export function codexLocator(config: Partial<Pick<Config, 'agentsDir' | 'codexBi
   };
 }
 
-export function createCodexDriver(limits: ProcessLimits, locate: LocateCodex = codexLocator()): AgentDriver {
+export function createCodexDriver(limits: ProcessLimits, locate: LocateCodex = codexLocator(), onQuerySpawn?: (pid: number | undefined) => void): AgentDriver {
+  const catalogue: CatalogueDeps = { limits, locate, args: CODEX_ARGS, clientInfo: CLIENT_INFO, ...(onQuerySpawn ? { onSpawn: onQuerySpawn } : {}) };
   return {
     id: 'codex',
     capabilities: codexCapabilities,
     converter: codexConverter,
     modes: CODEX_MODES,
     permissionModes: ['default', 'plan', 'bypass', 'acceptEdits'],
-    models: { models: [] },
+    models: CODEX_MODELS,
+    listModels: (ctx) => listCodexModels(ctx, catalogue),
+    listModes: (ctx) => listCodexModes(ctx, catalogue),
     start: (options, sink) => startCodex(options, sink, limits, locate),
   };
 }
