@@ -56,6 +56,26 @@ describe('codex e2e features (real CLI, fake model)', () => {
     expectNoUnparsed(await getEvents(s.app, SID));
   });
 
+  it('an MCP server that cannot start: the session starts anyway and says so in a status item', async () => {
+    const s = await start([[{ text: 'unused' }]], { mcp: { broken: { command: '/nonexistent/mcp-server' } } });
+    const events = await getEvents(s.app, SID);
+    const statuses = completed(events).flatMap((i) => (i.kind === 'status' ? i.content : []));
+    expect(statuses).toContainEqual({ type: 'status', label: 'mcpServer/startupStatus/updated', detail: expect.stringContaining("MCP server 'broken' failed") });
+    expectNoUnparsed(events);
+  });
+
+  it('an MCP entry with a key Codex does not know is a 502 naming it', async () => {
+    const app = await makeApp();
+    try {
+      const res = await post(app, '/v1/sessions/bad-mcp', { agent: 'codex', permissionMode: 'bypass', mcp: { probe: { command: 'node', bogus: 1 } } });
+      expect(res.statusCode, res.body).toBe(502);
+      expect(res.json()).toMatchObject({ code: 'agent_start_failed', agent: 'codex' });
+      expect(res.json().detail).toContain('mcp_servers.probe.bogus');
+    } finally {
+      await app.app.close();
+    }
+  });
+
   it('sends an image attachment as an image input and another file by its path', async () => {
     const s = await start([[{ text: 'I see a one-pixel image.' }]]);
     // A 1×1 PNG.

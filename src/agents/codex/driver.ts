@@ -4,9 +4,11 @@
 // `codex app-server generate-json-schema` (v2).
 //
 //   start      spawn, `initialize` → `initialized`, then `thread/start` (or `thread/resume` with the
-//              nativeSessionId, which is the thread id); ready = the thread exists
-//   send       `turn/start {threadId, input, effort?}` (effort = the session's variant): text, images as `localImage` inputs, other
-//              attachments named by path in the text
+//              nativeSessionId, which is the thread id) with the MCP servers as `config`
+//              (mcp.ts); ready = the thread exists and its MCP servers have started
+//   send       `turn/start {threadId, input, effort?, collaborationMode?}` (effort = the session's
+//              variant, collaborationMode for agentMode plan: modes.ts): text, images as
+//              `localImage` inputs, other attachments named by path in the text
 //   replies    a JSON-RPC response to the server's request, found by its id (or the item id):
 //              approvals `{decision}`, request_user_input `{answers: {<question id>: {answers}}}`
 //   interrupt  `turn/interrupt {threadId, turnId}` with the turn id of the running turn
@@ -19,18 +21,18 @@
 //   bypass       never      + danger-full-access  nothing is asked
 // (On 0.169.0 `on-request` + `workspace-write` asks nothing for writes in the work dir: the
 //  sandbox allows them, so it cannot serve as the asking mode.)
-import { isAbsolute, resolve, extname } from 'node:path';
 import type { Config } from '../../config.js';
 import { ApiError } from '../../errors.js';
 import type { ChildProcess } from '../../process/spawn.js';
-import type { Attachment, PermissionReply } from '../../schema/api.js';
+import type { PermissionReply } from '../../schema/api.js';
 import { findAgentExecutable } from '../discovery.js';
 import { processSpawnOptions, type ProcessLimits } from '../process-options.js';
-import type { AgentDriver, AgentHandle, AgentSink, StartOptions, TurnInput } from '../types.js';
+import type { AgentDriver, AgentHandle, AgentSink, StartOptions } from '../types.js';
 import { codexCapabilities } from './capabilities.js';
 import { listCodexModels, listCodexModes, type CatalogueDeps } from './catalogue.js';
 import { codexConverter } from './convert.js';
 import { JsonRpcPeer, type RpcId, type RpcServerRequest } from './json-rpc.js';
+import { turnInput, userInputAnswers } from './input.js';
 import { codexMcpServers, McpStartup } from './mcp.js';
 import { checkAgentMode, CODEX_MODES, collaborationMode, needsExperimentalApi } from './modes.js';
 import { CODEX_MODELS } from './models.js';
@@ -90,7 +92,7 @@ const USER_INPUT = 'item/tool/requestUserInput';
 const ELICITATION = 'mcpServer/elicitation/request';
 const PERMISSIONS = 'item/permissions/requestApproval';
 /** Requests kept for a client reply; any other server request is answered with an error at once. */
-const ANSWERABLE = new Set([...APPROVALS, ...LEGACY_APPROVALS, USER_INPUT, ELICITATION, PERMISSIONS]);
+const ANSWERABLE = new Set([...APPROVALS, ...LEGACY_APPROVALS, USER_INPUT, PERMISSIONS]);
 
 /** The "no" answer to a pending server request (reject, or terminate). */
 function declineResult(request: RpcServerRequest): unknown {
@@ -121,6 +123,12 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
   const onRequest = (request: RpcServerRequest) => {
     if (ANSWERABLE.has(request.method)) {
       pending.set(String(request.id), request);
+      return;
+    }
+    // An MCP server's elicitation has no permission/question form here (the converter shows it as
+    // an error event), so nobody could answer it: declined at once rather than left hanging.
+    if (request.method === ELICITATION) {
+      void peer?.respond(request.id, declineResult(request)).catch(() => {});
       return;
     }
     // Tool calls of dynamic tools, auth refreshes, attestations: nothing agentwire registers or holds.
@@ -234,14 +242,12 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
         const params = isObject(request.params) ? request.params : {};
         return respond(request.id, { permissions: params.permissions ?? {}, scope: reply === 'always' ? 'session' : 'turn' });
       }
-      if (request.method === ELICITATION) return respond(request.id, { action: 'accept', content: null });
       return respond(request.id, { decision: reply === 'always' ? 'acceptForSession' : 'accept' });
     },
     replyQuestion: (id, answers) => {
       const request = take(id);
       if (answers === null) return respond(request.id, declineResult(request));
       if (request.method === USER_INPUT) return respond(request.id, { answers: userInputAnswers(request.params, answers) });
-      if (request.method === ELICITATION) return respond(request.id, { action: 'accept', content: { answers } });
       return respond(request.id, { decision: 'accept' });
     },
     interrupt: async () => {
@@ -266,29 +272,3 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
 }
 
 const isId = (v: unknown): v is RpcId => typeof v === 'number' || typeof v === 'string';
-
-/** request_user_input's answer: question id → {answers: the chosen labels}, in question order. */
-export function userInputAnswers(params: unknown, answers: string[][]): Record<string, { answers: string[] }> {
-  const questions = isObject(params) && Array.isArray(params.questions) ? params.questions : [];
-  const out: Record<string, { answers: string[] }> = {};
-  questions.forEach((q, i) => {
-    if (isObject(q) && typeof q.id === 'string') out[q.id] = { answers: answers[i] ?? [] };
-  });
-  return out;
-}
-
-const IMAGE_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp']);
-const isImage = (a: Attachment) => (a.mime ? a.mime.startsWith('image/') : IMAGE_EXTENSIONS.has(extname(a.path).toLowerCase()));
-
-/** turn/start's `input`: the text (other attachments named by path), then one localImage per image. */
-export function turnInput(turn: TurnInput, cwd: string): Record<string, unknown>[] {
-  const images: Record<string, unknown>[] = [];
-  const files: string[] = [];
-  for (const a of turn.attachments) {
-    const path = isAbsolute(a.path) ? a.path : resolve(cwd, a.path);
-    if (isImage(a)) images.push({ type: 'localImage', path });
-    else files.push(path);
-  }
-  const text = files.length > 0 ? `${turn.message}\n\nAttached files:\n${files.map((f) => `- ${f}`).join('\n')}` : turn.message;
-  return [{ type: 'text', text, text_elements: [] }, ...images];
-}
