@@ -56,6 +56,29 @@ describe('codex e2e features (real CLI, fake model)', () => {
     expectNoUnparsed(await getEvents(s.app, SID));
   });
 
+  it('a catalogue model finds the MCP tools with tool_search, then calls them', async () => {
+    const server = fileURLToPath(new URL('./support/mcp-echo-server.mjs', import.meta.url));
+    const s = await start(
+      [[{ call: 'tool_search', input: { query: 'echo' } }], [{ call: 'mcp__probe__echo', input: { text: 'ping' } }], [{ text: 'Found and used it.' }]],
+      { mcp: { probe: { command: process.execPath, args: [server] } } },
+    );
+    const turn = await sendTurn(s.app, SID, 'Find the probe and use it.');
+    await expectWellFormedTurn(s.app, SID, turn, 'Find the probe and use it.', { userFrom: 'agent' });
+    const [first, second] = modelRequests(s);
+    // gpt-5.5 (in the catalogue): the server's tools are not offered up front, only tool_search.
+    expect(JSON.stringify(first?.body)).not.toContain('"name":"mcp__probe"');
+    expect(JSON.stringify(first?.body)).toContain('"type":"tool_search"');
+    // Codex ran the search and handed the model the namespace it found.
+    const found = (second?.body as { input?: { type?: string }[] }).input?.find((i) => i.type === 'tool_search_output');
+    expect(JSON.stringify(found)).toContain('"name":"mcp__probe"');
+    const call = completed(turn.events).find((i) => i.kind === 'tool_call' && i.content.some((p) => p.type === 'json'));
+    expect(call?.content).toContainEqual({ type: 'json', json: { mcp_server: 'probe', tool: 'echo' } });
+    const result = completed(turn.events).find((i) => i.kind === 'tool_result' && JSON.stringify(i.content).includes('echo: ping'));
+    expect(result).toBeDefined();
+    expect(lastAssistantText(turn.events)).toBe('Found and used it.');
+    expectNoUnparsed(await getEvents(s.app, SID));
+  });
+
   it('an MCP server that cannot start: the session starts anyway and says so in a status item', async () => {
     const s = await start([[{ text: 'unused' }]], { mcp: { broken: { command: '/nonexistent/mcp-server' } } });
     const events = await getEvents(s.app, SID);
