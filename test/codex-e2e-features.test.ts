@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { UniversalEvent, UniversalItem } from '../src/schema/events.js';
-import { eventsUntil, expectWellFormedTurn, sendTurn } from './e2e-turns.js';
+import { eventsUntil, expectWellFormedTurn, lastSequence, sendTurn } from './e2e-turns.js';
 import type { Scenario } from './fake-model/server.js';
 import { startCodexSession, type CodexSession } from './harness/codex-session.js';
 import { expectNoUnparsed, getEvents, makeApp, post } from './helpers.js';
@@ -198,6 +198,83 @@ describe('codex e2e features (real CLI, fake model)', () => {
       } finally {
         await app.app.close();
       }
+    });
+  });
+
+  describe('MCP under an asking permissionMode (default)', () => {
+    const echo = fileURLToPath(new URL('./support/mcp-echo-server.mjs', import.meta.url));
+    const asker = fileURLToPath(new URL('./support/mcp-elicit-server.mjs', import.meta.url));
+    type Hitl = Extract<UniversalEvent, { type: 'permission.requested' | 'question.requested' }>;
+
+    /** Runs a turn to its end, answering every permission and question with `answer`'s reply. */
+    async function turnAnswering(s: CodexSession, message: string, answer: (e: Hitl) => { url: string; body?: unknown }) {
+      const from = await lastSequence(s.app, SID);
+      expect((await post(s.app, `/v1/sessions/${SID}/messages`, { message })).statusCode).toBe(204);
+      const answered = new Set<number>();
+      for (;;) {
+        const events = await eventsUntil(s.app, SID, from, ['turn.ended', 'permission.requested', 'question.requested']);
+        const open = events.filter((e): e is Hitl => (e.type === 'permission.requested' || e.type === 'question.requested') && !answered.has(e.sequence));
+        if (open.length === 0 && events.some((e) => e.type === 'turn.ended')) return events;
+        for (const e of open) {
+          answered.add(e.sequence);
+          const { url, body } = answer(e);
+          const res = await post(s.app, url, body);
+          expect(res.statusCode, res.body).toBe(204);
+        }
+        if (open.length === 0) await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    const permissionReply = (reply: string) => (e: Hitl) => ({
+      url: `/v1/sessions/${SID}/permissions/${encodeURIComponent(e.type === 'permission.requested' ? e.data.permission_id : '')}/reply`,
+      body: { reply },
+    });
+    const results = (events: UniversalEvent[]) =>
+      completed(events).flatMap((i) => i.content.flatMap((p) => (p.type === 'tool_result' ? [p.output] : [])));
+    const mcpPermissions = (events: UniversalEvent[]) => events.flatMap((e) => (e.type === 'permission.requested' ? [e.data] : []));
+    const withServer = (name: string, path: string) => ({ permissionMode: 'default', model: 'agentwire-fake-model', mcp: { [name]: { command: process.execPath, args: [path] } } });
+
+    it.each([
+      ['once', ['echo: ping']],
+      ['reject', []],
+    ] as const)('a tool call is a permission (mcp_tool_call, server and tool); reply %s', async (reply, outputs) => {
+      const s = await start([[{ call: 'mcp__probe__echo', input: { text: 'ping' } }], [{ text: 'Finished.' }]], withServer('probe', echo));
+      const events = await turnAnswering(s, 'Use the probe.', permissionReply(reply));
+      const [asked, ...more] = mcpPermissions(events);
+      expect(more).toEqual([]);
+      expect(asked).toMatchObject({ action: 'mcp_tool_call', metadata: { server: 'probe', tool: 'echo', arguments: { text: 'ping' } } });
+      expect(events.filter((e) => e.type === 'permission.resolved')).toHaveLength(1);
+      expect(results(events).filter((o) => o.startsWith('echo:'))).toEqual(outputs);
+      expect(lastAssistantText(events)).toBe('Finished.');
+      expectNoUnparsed(await getEvents(s.app, SID));
+    });
+
+    it("'always' persists for the session: the second call of the tool is not asked", async () => {
+      const s = await start(
+        [[{ call: 'mcp__probe__echo', input: { text: 'one' } }], [{ call: 'mcp__probe__echo', input: { text: 'two' } }], [{ text: 'Twice.' }]],
+        withServer('probe', echo),
+      );
+      const events = await turnAnswering(s, 'Echo twice.', permissionReply('always'));
+      expect(mcpPermissions(events)).toHaveLength(1);
+      expect(results(events)).toEqual(['echo: one', 'echo: two']);
+      expectNoUnparsed(await getEvents(s.app, SID));
+    });
+
+    it.each([
+      ['answered', [['blue']], 'picked: blue'],
+      ['rejected', null, 'no answer (decline)'],
+    ] as const)("an MCP server's own form (elicitation) is a question; %s", async (_, answers, output) => {
+      const s = await start([[{ call: 'mcp__asker__pick', input: {} }], [{ text: 'Asked.' }]], withServer('asker', asker));
+      const questions: Hitl[] = [];
+      const events = await turnAnswering(s, 'Pick a color.', (e) => {
+        if (e.type === 'permission.requested') return permissionReply('once')(e);
+        questions.push(e);
+        const base = `/v1/sessions/${SID}/questions/${encodeURIComponent(e.data.question_id)}`;
+        return answers ? { url: `${base}/reply`, body: { answers } } : { url: `${base}/reject` };
+      });
+      expect(questions.map((q) => q.data)).toEqual([expect.objectContaining({ prompt: 'Which color?', options: ['red', 'blue'] })]);
+      expect(results(events)).toEqual([output]);
+      expect(events.find((e) => e.type === 'question.resolved')?.data).toMatchObject({ status: answers ? 'answered' : 'rejected' });
+      expectNoUnparsed(await getEvents(s.app, SID));
     });
   });
 });

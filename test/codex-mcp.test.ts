@@ -1,8 +1,10 @@
 // The Codex adapter's MCP plumbing without a process: the create request's servers in Codex's
 // `mcp_servers` shape, the start-up tracker the driver waits on, and what the converter makes of
-// `mcpServer/startupStatus/updated`. The real thing runs in test/codex-e2e-features.test.ts.
+// `mcpServer/startupStatus/updated` and of elicitations (tool approvals and server forms). The real
+// thing runs in test/codex-e2e-features.test.ts.
 import { describe, expect, it } from 'vitest';
 import { codexConverter } from '../src/agents/codex/convert.js';
+import { elicitationContent } from '../src/agents/codex/elicitation.js';
 import { codexMcpServers, McpStartup } from '../src/agents/codex/mcp.js';
 
 describe('codexMcpServers', () => {
@@ -69,5 +71,47 @@ describe('mcpServer/startupStatus/updated in the converter', () => {
 
   it('malformed params are agent.unparsed', () => {
     expect(convert({ status: 'failed' }).map((e) => e.type)).toEqual(['agent.unparsed']);
+  });
+});
+
+describe('mcpServer/elicitation/request', () => {
+  const request = (params: unknown) => codexConverter.convert(codexConverter.initial(), { id: 7, method: 'mcpServer/elicitation/request', params }).events;
+  const base = { threadId: 't', turnId: 'u', serverName: 'asker', mode: 'form' };
+
+  it("Codex's MCP tool approval is a permission with server, tool and arguments", () => {
+    const meta = { codex_approval_kind: 'mcp_tool_call', persist: ['session', 'always'], tool_name: 'pick', tool_params: { a: 1 } };
+    expect(request({ ...base, _meta: meta, message: 'Allow the asker MCP server to run tool "pick"?', requestedSchema: { type: 'object', properties: {} } })).toEqual([
+      {
+        type: 'permission.requested',
+        data: {
+          permission_id: '7',
+          action: 'mcp_tool_call',
+          status: 'requested',
+          metadata: { server: 'asker', tool: 'pick', arguments: { a: 1 }, reason: 'Allow the asker MCP server to run tool "pick"?' },
+        },
+      },
+    ]);
+  });
+
+  it("the server's form is a question: the fields one a line, the first field's options", () => {
+    const requestedSchema = {
+      type: 'object',
+      properties: { color: { type: 'string', title: 'Color', enum: ['red', 'blue'] }, count: { type: 'integer', title: 'How many', description: '1 to 3' } },
+    };
+    expect(request({ ...base, _meta: null, message: 'Pick.', requestedSchema })).toEqual([
+      { type: 'question.requested', data: { question_id: '7', prompt: 'Pick.\nColor\nHow many: 1 to 3', options: ['red', 'blue'], status: 'requested' } },
+    ]);
+  });
+
+  it('answers fill the fields in order, typed as the schema says', () => {
+    const requestedSchema = {
+      type: 'object',
+      properties: { color: { type: 'string' }, count: { type: 'integer' }, sure: { type: 'boolean' }, tags: { type: 'array', items: { enum: ['a', 'b'] } }, skipped: { type: 'string' } },
+    };
+    expect(elicitationContent(requestedSchema, [['blue'], ['2'], ['true'], ['a', 'b']])).toEqual({ color: 'blue', count: 2, sure: true, tags: ['a', 'b'] });
+  });
+
+  it('malformed params are agent.unparsed', () => {
+    expect(request({ message: 'no server' }).map((e) => e.type)).toEqual(['agent.unparsed']);
   });
 });

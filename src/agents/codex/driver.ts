@@ -32,6 +32,7 @@ import { codexCapabilities } from './capabilities.js';
 import { listCodexModels, listCodexModes, type CatalogueDeps } from './catalogue.js';
 import { codexConverter } from './convert.js';
 import { JsonRpcPeer, type RpcId, type RpcServerRequest } from './json-rpc.js';
+import { elicitationContent } from './elicitation.js';
 import { turnInput, userInputAnswers } from './input.js';
 import { codexMcpServers, McpStartup } from './mcp.js';
 import { checkAgentMode, CODEX_MODES, collaborationMode, needsExperimentalApi } from './modes.js';
@@ -92,7 +93,7 @@ const USER_INPUT = 'item/tool/requestUserInput';
 const ELICITATION = 'mcpServer/elicitation/request';
 const PERMISSIONS = 'item/permissions/requestApproval';
 /** Requests kept for a client reply; any other server request is answered with an error at once. */
-const ANSWERABLE = new Set([...APPROVALS, ...LEGACY_APPROVALS, USER_INPUT, PERMISSIONS]);
+const ANSWERABLE = new Set([...APPROVALS, ...LEGACY_APPROVALS, USER_INPUT, ELICITATION, PERMISSIONS]);
 
 /** The "no" answer to a pending server request (reject, or terminate). */
 function declineResult(request: RpcServerRequest): unknown {
@@ -123,12 +124,6 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
   const onRequest = (request: RpcServerRequest) => {
     if (ANSWERABLE.has(request.method)) {
       pending.set(String(request.id), request);
-      return;
-    }
-    // An MCP server's elicitation has no permission/question form here (the converter shows it as
-    // an error event), so nobody could answer it: declined at once rather than left hanging.
-    if (request.method === ELICITATION) {
-      void peer?.respond(request.id, declineResult(request)).catch(() => {});
       return;
     }
     // Tool calls of dynamic tools, auth refreshes, attestations: nothing agentwire registers or holds.
@@ -238,6 +233,10 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
       const request = take(id);
       if (reply === 'reject') return respond(request.id, declineResult(request));
       if (LEGACY_APPROVALS.has(request.method)) return respond(request.id, { decision: reply === 'always' ? 'approved_for_session' : 'approved' });
+      if (request.method === ELICITATION) {
+        // Codex's MCP tool approval (elicitation.ts): 'always' persists it for the session.
+        return respond(request.id, { action: 'accept', content: {}, ...(reply === 'always' ? { _meta: { persist: 'session' } } : {}) });
+      }
       if (request.method === PERMISSIONS) {
         const params = isObject(request.params) ? request.params : {};
         return respond(request.id, { permissions: params.permissions ?? {}, scope: reply === 'always' ? 'session' : 'turn' });
@@ -248,6 +247,10 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
       const request = take(id);
       if (answers === null) return respond(request.id, declineResult(request));
       if (request.method === USER_INPUT) return respond(request.id, { answers: userInputAnswers(request.params, answers) });
+      if (request.method === ELICITATION) {
+        const schema = isObject(request.params) ? request.params.requestedSchema : undefined;
+        return respond(request.id, { action: 'accept', content: elicitationContent(schema, answers) });
+      }
       return respond(request.id, { decision: 'accept' });
     },
     interrupt: async () => {
