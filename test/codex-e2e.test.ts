@@ -2,7 +2,7 @@
 // the session's agent process, and the fake model server behind it. Every session runs in a
 // throwaway sandbox (HOME, TMPDIR, XDG_* and the work dir) with CODEX_HOME inside it holding a
 // config.toml for the fake provider (test/harness/codex-session.ts's codexSessionEnv), so nothing
-// reads or writes the machine's own config. More features: test/codex-e2e-features.test.ts.
+// reads or writes the machine's own config. More: test/codex-e2e-features.test.ts, test/codex-e2e-mcp.test.ts.
 import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

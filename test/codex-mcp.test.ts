@@ -1,7 +1,7 @@
 // The Codex adapter's MCP plumbing without a process: the create request's servers in Codex's
 // `mcp_servers` shape, the start-up tracker the driver waits on, and what the converter makes of
 // `mcpServer/startupStatus/updated` and of elicitations (tool approvals and server forms). The real
-// thing runs in test/codex-e2e-features.test.ts.
+// thing runs in test/codex-e2e-mcp.test.ts.
 import { describe, expect, it } from 'vitest';
 import { codexConverter } from '../src/agents/codex/convert.js';
 import { elicitationContent } from '../src/agents/codex/elicitation.js';

@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { App } from '../../src/app.js';
+import type { UniversalEvent, UniversalItem } from '../../src/schema/events.js';
 import { startFakeModel, type FakeModel, type Scenario } from '../fake-model/server.js';
 import { makeApp, post } from '../helpers.js';
 import { codexConfig, FAKE_KEY_ENV } from './codex.js';
@@ -43,3 +44,9 @@ export async function startCodexSession(sid: string, scenario: Scenario, body: R
   expect(res.statusCode, res.body).toBe(200);
   return { app, fake, sandbox, env, close };
 }
+
+export const completed = (events: UniversalEvent[]): UniversalItem[] => events.flatMap((e) => (e.type === 'item.completed' ? [e.data.item] : []));
+export const textOf = (item: UniversalItem | undefined) => (item?.content ?? []).flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
+export const lastAssistantText = (events: UniversalEvent[]) => textOf(completed(events).filter((i) => i.kind === 'message' && i.role === 'assistant').at(-1));
+/** The model requests that carried the conversation (Codex's own tool-less side requests excluded). */
+export const modelRequests = (s: CodexSession) => s.fake.requests.filter((r) => r.method === 'POST' && Array.isArray((r.body as { tools?: unknown })?.tools));
