@@ -1,16 +1,16 @@
 // Codex end to end: the daemon's HTTP API, the real pinned Codex (0.169.0, `codex app-server`) as
 // the session's agent process, and the fake model server behind it. Every session runs in a
 // throwaway sandbox (HOME, TMPDIR, XDG_* and the work dir) with CODEX_HOME inside it holding a
-// config.toml for the fake provider (test/harness/codex.ts's codexConfig), so nothing reads or
-// writes the machine's own config.
-import { existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+// config.toml for the fake provider (test/harness/codex-session.ts's codexSessionEnv), so nothing
+// reads or writes the machine's own config. More: test/codex-e2e-features.test.ts, test/codex-e2e-mcp.test.ts.
+import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.js';
 import type { UniversalEvent, UniversalItem } from '../src/schema/events.js';
 import { eventsUntil, expectWellFormedTurn, lastSequence, sendTurn } from './e2e-turns.js';
 import { startFakeModel, type FakeModel } from './fake-model/server.js';
-import { codexConfig, FAKE_KEY_ENV } from './harness/codex.js';
+import { codexSessionEnv } from './harness/codex-session.js';
 import { makeSandbox, type Sandbox } from './harness/sandbox.js';
 import { expectNoUnparsed, getEvents, makeApp, post } from './helpers.js';
 import { leftovers, processes } from './procs.js';
@@ -35,10 +35,7 @@ async function start(scenario: Scenario, permissionMode: Mode = 'bypass', extra:
   sandbox = makeSandbox('codex-e2e');
   fake = await startFakeModel({ scenario });
   app = await makeApp({ baseDir: sandbox.work });
-  const codexHome = join(sandbox.home, '.codex');
-  mkdirSync(codexHome, { recursive: true });
-  writeFileSync(join(codexHome, 'config.toml'), codexConfig(fake));
-  const env = { ...sandbox.env, CODEX_HOME: codexHome, [FAKE_KEY_ENV]: 'sk-agentwire-fake' };
+  const env = codexSessionEnv(sandbox, fake);
   const res = await post(app, `/v1/sessions/${SID}`, { agent: 'codex', cwd: sandbox.work, env, permissionMode, ...extra });
   expect(res.statusCode, res.body).toBe(200);
   return { app, sandbox, fake, env };

@@ -233,3 +233,48 @@ describe('OpenAI Responses: errors and non-streaming', () => {
     ]);
   });
 });
+
+describe('OpenAI Responses: namespace tools (Codex MCP servers)', () => {
+  const namespace = {
+    type: 'namespace',
+    name: 'mcp__probe',
+    description: 'Tools in the mcp__probe namespace.',
+    tools: [{ type: 'function', name: 'echo', strict: false, parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }],
+  };
+
+  it('a call of `<namespace>__<tool>` is a function_call with the tool name and its namespace', async () => {
+    const f = await start([[{ call: 'mcp__probe__echo', input: { text: 'ping' } }]]);
+    const events = await stream(f, codexRequest([codexUser('go')], [codexExecCommand, namespace]));
+    const [call] = doneItems(events);
+    expect(call).toMatchObject({ type: 'function_call', name: 'echo', namespace: 'mcp__probe', arguments: JSON.stringify({ text: 'ping' }) });
+  });
+
+  it('an unknown namespaced tool is reported as not offered, listing the flattened names', async () => {
+    const f = await start([[{ call: 'mcp__probe__nope', input: {} }]]);
+    const events = await stream(f, codexRequest([codexUser('go')], [codexExecCommand, namespace]));
+    expect(doneItems(events)[0].content[0].text).toMatch(/^\[fake model\] no mcp__probe__nope tool is offered \(tools: exec_command, mcp__probe__echo\)/);
+  });
+});
+
+describe('OpenAI Responses: tool_search (Codex deferred MCP tools)', () => {
+  const toolSearch = { type: 'tool_search', execution: 'client', description: 'Search deferred tools.', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } };
+  const namespace = { type: 'namespace', name: 'mcp__probe', tools: [{ type: 'function', name: 'echo', parameters: { type: 'object', properties: {} } }] };
+
+  it('a call of `tool_search` is a client-executed tool_search_call', async () => {
+    const f = await start([[{ call: 'tool_search', input: { query: 'echo' } }]]);
+    const events = await stream(f, codexRequest([codexUser('go')], [codexExecCommand, toolSearch]));
+    expect(events.map((e) => e.type).filter((t) => t.startsWith('response.output_item'))).toEqual(['response.output_item.added', 'response.output_item.done']);
+    expect(doneItems(events)[0]).toMatchObject({ type: 'tool_search_call', status: 'completed', execution: 'client', arguments: { query: 'echo' }, call_id: expect.any(String) });
+  });
+
+  it('the tools a tool_search_output brought are callable in the next turn', async () => {
+    const f = await start([[{ call: 'tool_search', input: { query: 'echo' } }], [{ call: 'mcp__probe__echo', input: {} }]]);
+    const input = [
+      codexUser('go'),
+      { type: 'tool_search_call', call_id: 'c1', status: 'completed', execution: 'client', arguments: { query: 'echo' } },
+      { type: 'tool_search_output', call_id: 'c1', status: 'completed', execution: 'client', tools: [namespace] },
+    ];
+    const events = await stream(f, codexRequest(input, [codexExecCommand, toolSearch]));
+    expect(doneItems(events)[0]).toMatchObject({ type: 'function_call', name: 'echo', namespace: 'mcp__probe' });
+  });
+});

@@ -44,6 +44,7 @@ const MODEL_ITEMS = new Set([
   'code_interpreter_call',
   'image_generation_call',
   'mcp_call',
+  'tool_search_call',
 ]);
 
 export function responsesTurnIndex(body: Record<string, unknown>, prior: Map<string, number>): number {
@@ -163,6 +164,7 @@ function outputItem(ex: Exchange, b: Block, encrypted: boolean): Item[] {
       return [item];
     }
     case 'tool':
+      if (b.toolSearch) return [{ id: ex.ids.openaiItem('fc'), type: 'tool_search_call', status: 'completed', call_id: ex.ids.call(), execution: 'client', arguments: b.args }];
       return [
         {
           id: ex.ids.openaiItem('fc'),
@@ -171,6 +173,7 @@ function outputItem(ex: Exchange, b: Block, encrypted: boolean): Item[] {
           arguments: JSON.stringify(b.args),
           call_id: ex.ids.call(),
           name: b.name,
+          ...(b.namespace ? { namespace: b.namespace } : {}),
         },
       ];
     case 'custom':
@@ -211,6 +214,8 @@ function streamItem(emit: Emit, output_index: number, item: Item): void {
     emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } });
     for (const delta of splitChars(args)) emit('response.function_call_arguments.delta', { item_id, output_index, delta });
     emit('response.function_call_arguments.done', { item_id, output_index, name: item.name, arguments: args });
+  } else if (item.type === 'tool_search_call') {
+    emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress' } });
   } else if (item.type === 'custom_tool_call') {
     const input = String(item.input);
     emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', input: '' } });

@@ -14,14 +14,17 @@ interface JsonSchema {
 export interface OfferedTool {
   name: string;
   /** `custom`: a Responses freeform tool (Codex's `apply_patch`), whose input is a plain string. */
-  kind: 'function' | 'custom';
+  kind: 'function' | 'custom' | 'tool_search';
   schema?: JsonSchema;
+  /** Responses `namespace` tools (Codex's MCP servers): the namespace and the tool's own name;
+   *  `name` is then `<namespace>__<tool>`, so scenarios call e.g. `mcp__probe__echo`. */
+  namespace?: { name: string; tool: string };
 }
 
 export type Block =
   | { type: 'text'; text: string }
   | { type: 'thinking'; text: string }
-  | { type: 'tool'; name: string; args: Record<string, unknown> }
+  | { type: 'tool'; name: string; args: Record<string, unknown>; namespace?: string; toolSearch?: boolean }
   | { type: 'custom'; name: string; input: string }
   | { type: 'sleep'; ms: number };
 
@@ -40,11 +43,47 @@ export function responsesTools(body: Obj): OfferedTool[] {
   return asList(body.tools)
     .map(asObj)
     .filter((t) => typeof t.name === 'string' && (t.type === 'function' || t.type === 'custom'))
-    .map((t) => ({
+    .map((t): OfferedTool => ({
       name: t.name as string,
       kind: t.type === 'custom' ? 'custom' : 'function',
       schema: t.parameters as JsonSchema | undefined,
-    }));
+    }))
+    .concat(responsesNamespaceTools(body))
+    .concat(responsesToolSearch(body));
+}
+
+/**
+ * Codex defers MCP tools behind a client-executed `{type:'tool_search'}` tool (offered as
+ * `tool_search`); what a search found comes back as `tool_search_output {tools: [namespace…]}` in
+ * `input`, and those tools are callable from then on.
+ */
+function responsesToolSearch(body: Obj): OfferedTool[] {
+  const tools = asList(body.tools).map(asObj);
+  const search = tools.find((t) => t.type === 'tool_search');
+  const offered: OfferedTool[] = search ? [{ name: 'tool_search', kind: 'tool_search', schema: search.parameters as JsonSchema | undefined }] : [];
+  const found = asList(body.input)
+    .map(asObj)
+    .filter((i) => i.type === 'tool_search_output')
+    .flatMap((i) => asList(i.tools));
+  return offered.concat(responsesNamespaceTools({ tools: found }));
+}
+
+/** The function tools inside Responses `{type:'namespace', name, tools}` entries, flattened. */
+function responsesNamespaceTools(body: Obj): OfferedTool[] {
+  return asList(body.tools)
+    .map(asObj)
+    .filter((t) => t.type === 'namespace' && typeof t.name === 'string')
+    .flatMap((ns) =>
+      asList(ns.tools)
+        .map(asObj)
+        .filter((t) => typeof t.name === 'string' && t.type === 'function')
+        .map((t): OfferedTool => ({
+          name: `${ns.name as string}__${t.name as string}`,
+          kind: 'function',
+          schema: t.parameters as JsonSchema | undefined,
+          namespace: { name: ns.name as string, tool: t.name as string },
+        })),
+    );
 }
 
 /** OpenAI Chat Completions: `tools: [{type:'function', function:{name, parameters}}]`. */
@@ -130,6 +169,9 @@ function callBlock(step: CallStep, tools: OfferedTool[]): Block {
     const input = typeof step.input === 'string' ? step.input : JSON.stringify(step.input);
     return { type: 'custom', name: tool.name, input };
   }
+  // A Responses `tool_search_call` (client-executed), not a function_call.
+  if (tool.kind === 'tool_search' && typeof step.input !== 'string') return { type: 'tool', name: tool.name, args: step.input, toolSearch: true };
+  if (tool.namespace && typeof step.input !== 'string') return { type: 'tool', name: tool.namespace.tool, namespace: tool.namespace.name, args: step.input };
   if (typeof step.input !== 'string') return { type: 'tool', name: tool.name, args: step.input };
   try {
     const parsed = JSON.parse(step.input) as unknown;

@@ -6,10 +6,10 @@ export const codexCapabilities: Capabilities = {
   textMessages: true, // agentMessage items
   toolCalls: true, // commandExecution, fileChange, mcpToolCall, webSearch as tool_call items
   toolResults: true, // their `result:<id>` tool_result items (output, exit code, status)
-  questions: true, // item/tool/requestUserInput server requests
-  permissions: true, // item/commandExecution|fileChange|permissions/requestApproval server requests
+  questions: true, // item/tool/requestUserInput (agentMode plan) and MCP servers' form elicitations
+  permissions: true, // item/commandExecution|fileChange|permissions/requestApproval, MCP tool approvals
   images: true, // imageView items, image inputs echoed in userMessage items
-  fileAttachments: true, // the driver sends a turn's images as localImage inputs
+  fileAttachments: true, // images as localImage inputs, other files named by path in the text
   sessionLifecycle: true, // the thread/start answer (and thread/started) start the session
   errorEvents: true, // `error` notifications, failed turns
   reasoning: true, // reasoning items: summary public, raw content private

@@ -3,6 +3,7 @@
 // answers `{id, result}` with that id. Resolutions are the daemon's (caps.nativeHitlResolution is
 // false): `serverRequest/resolved` only confirms our own answer and is dropped in convert.ts.
 import type { Draft } from '../types.js';
+import { elicitationFields, elicitationPrompt, isToolApproval, McpElicitation } from './elicitation.js';
 import {
   ApplyPatchApproval,
   CommandApproval,
@@ -58,6 +59,17 @@ export function serverRequest(
       return permission(id, 'file_change', { itemId: callId, reason, grantRoot, changes: fileChanges });
     }
   }
+  if (method === 'mcpServer/elicitation/request') {
+    // Codex approving an MCP tool call is a permission; the server's own form is a question.
+    const p = McpElicitation.safeParse(params);
+    if (!p.success) return undefined;
+    const e = p.data;
+    if (isToolApproval(e)) {
+      return permission(id, 'mcp_tool_call', { server: e.serverName, tool: e._meta?.tool_name, arguments: e._meta?.tool_params, reason: e.message });
+    }
+    const options = elicitationFields(e.requestedSchema)[0]?.options ?? [];
+    return { type: 'question.requested', data: { question_id: id, prompt: elicitationPrompt(e), options, status: 'requested' } };
+  }
   if (method.endsWith('requestUserInput')) {
     const p = RequestUserInput.safeParse(params);
     if (!p.success || p.data.questions.length === 0) return undefined;
@@ -74,7 +86,7 @@ export function serverRequest(
       },
     };
   }
-  // mcpServer/elicitation/request, item/tool/call, account/chatgptAuthTokens/refresh,
+  // item/tool/call, account/chatgptAuthTokens/refresh,
   // attestation/generate …: nothing a client can answer through the permission/question API. The
   // request is made visible; the driver is expected to answer it with a JSON-RPC error.
   return {

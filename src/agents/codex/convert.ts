@@ -11,6 +11,7 @@ import {
   Delta,
   ErrorNotification,
   ItemNotification,
+  McpStartupStatus,
   Notification,
   Response,
   ServerRequest,
@@ -44,7 +45,9 @@ const initial = (): CodexState => ({ turn: null, lastMessage: null, parents: {},
 
 /**
  * Notifications dropped on purpose, with the reason. Any other notification we do not convert is
- * reported as agent.unparsed (so a new Codex method shows up instead of vanishing).
+ * reported as agent.unparsed (so a new Codex method shows up instead of vanishing). Partly dropped:
+ * `mcpServer/startupStatus/updated` (starting and ready are start-up progress; failed and
+ * cancelled become a status item, so a client sees why an MCP server's tools are missing).
  */
 export const DROPPED: Readonly<Record<string, string>> = {
   'thread/status/changed': 'idle/active/waitingOnApproval: turn events and permission requests already say it',
@@ -61,7 +64,6 @@ export const DROPPED: Readonly<Record<string, string>> = {
   'item/mcpToolCall/progress': 'progress text of a running MCP call; its result completes the tool_result',
   'item/commandExecution/terminalInteraction': 'stdin written to a running command; its output arrives as outputDelta',
   'item/fileChange/patchUpdated': 'a streaming preview of a patch; the fileChange item carries the final changes',
-  'mcpServer/startupStatus/updated': 'MCP server start-up progress, not conversation',
   'thread/name/updated': 'thread title bookkeeping',
   'thread/settings/updated': 'settings echo of our own requests',
   'skills/changed': 'skills list bookkeeping',
@@ -69,6 +71,7 @@ export const DROPPED: Readonly<Record<string, string>> = {
   'fs/changed': 'file watch notifications for fs/watch, which we never call',
   'turn/moderationMetadata': 'moderation bookkeeping',
   'model/safetyBuffering/updated': 'UI buffering hint',
+  'thread/readState/changed': "a UI unread marker (sent with the experimental API, i.e. agentMode plan); no conversation content",
 };
 
 /** Notifications that become a status item: label = method, detail = their message. */
@@ -189,6 +192,14 @@ function notification(state: CodexState, method: string, params: unknown, native
       const details = defined({ willRetry, codexErrorInfo: error.codexErrorInfo, additionalDetails: error.additionalDetails });
       return { state, events: [{ type: 'error', data: { message: error.message, code: 'codex_error', details } }] };
     }
+  }
+  if (method === 'mcpServer/startupStatus/updated') {
+    const p = McpStartupStatus.safeParse(params);
+    if (!p.success) return bad('malformed params');
+    if (p.data.status === 'failed' || p.data.status === 'cancelled') {
+      return statusItem(state, method, lines(`MCP server '${p.data.name}' ${p.data.status}`, p.data.error ?? undefined));
+    }
+    return { state, events: [] };
   }
   const status = STATUS[method];
   if (status) {

@@ -4,9 +4,11 @@
 // `codex app-server generate-json-schema` (v2).
 //
 //   start      spawn, `initialize` → `initialized`, then `thread/start` (or `thread/resume` with the
-//              nativeSessionId, which is the thread id); ready = the thread exists
-//   send       `turn/start {threadId, input, effort?}` (effort = the session's variant): text, images as `localImage` inputs, other
-//              attachments named by path in the text
+//              nativeSessionId, which is the thread id) with the MCP servers as `config`
+//              (mcp.ts); ready = the thread exists and its MCP servers have started
+//   send       `turn/start {threadId, input, effort?, collaborationMode?}` (effort = the session's
+//              variant, collaborationMode for agentMode plan: modes.ts): text, images as
+//              `localImage` inputs, other attachments named by path in the text
 //   replies    a JSON-RPC response to the server's request, found by its id (or the item id):
 //              approvals `{decision}`, request_user_input `{answers: {<question id>: {answers}}}`
 //   interrupt  `turn/interrupt {threadId, turnId}` with the turn id of the running turn
@@ -19,17 +21,22 @@
 //   bypass       never      + danger-full-access  nothing is asked
 // (On 0.169.0 `on-request` + `workspace-write` asks nothing for writes in the work dir: the
 //  sandbox allows them, so it cannot serve as the asking mode.)
-import { isAbsolute, resolve, extname } from 'node:path';
 import type { Config } from '../../config.js';
 import { ApiError } from '../../errors.js';
 import type { ChildProcess } from '../../process/spawn.js';
-import type { Attachment, PermissionReply } from '../../schema/api.js';
+import type { PermissionReply } from '../../schema/api.js';
 import { findAgentExecutable } from '../discovery.js';
 import { processSpawnOptions, type ProcessLimits } from '../process-options.js';
-import type { AgentDriver, AgentHandle, AgentSink, StartOptions, TurnInput } from '../types.js';
+import type { AgentDriver, AgentHandle, AgentSink, StartOptions } from '../types.js';
 import { codexCapabilities } from './capabilities.js';
+import { listCodexModels, listCodexModes, type CatalogueDeps } from './catalogue.js';
 import { codexConverter } from './convert.js';
 import { JsonRpcPeer, type RpcId, type RpcServerRequest } from './json-rpc.js';
+import { elicitationContent } from './elicitation.js';
+import { turnInput, userInputAnswers } from './input.js';
+import { codexMcpServers, McpStartup } from './mcp.js';
+import { checkAgentMode, CODEX_MODES, collaborationMode, needsExperimentalApi } from './modes.js';
+import { CODEX_MODELS } from './models.js';
 
 export const CODEX_ARGS = ['app-server', '--strict-config'];
 export const CLIENT_INFO = { name: 'agentwire', title: null, version: '0.0.0' };
@@ -49,14 +56,17 @@ export function codexLocator(config: Partial<Pick<Config, 'agentsDir' | 'codexBi
   };
 }
 
-export function createCodexDriver(limits: ProcessLimits, locate: LocateCodex = codexLocator()): AgentDriver {
+export function createCodexDriver(limits: ProcessLimits, locate: LocateCodex = codexLocator(), onQuerySpawn?: (pid: number | undefined) => void): AgentDriver {
+  const catalogue: CatalogueDeps = { limits, locate, args: CODEX_ARGS, clientInfo: CLIENT_INFO, ...(onQuerySpawn ? { onSpawn: onQuerySpawn } : {}) };
   return {
     id: 'codex',
     capabilities: codexCapabilities,
     converter: codexConverter,
-    modes: [{ id: 'default', name: 'Default', description: "Codex's agent." }],
+    modes: CODEX_MODES,
     permissionModes: ['default', 'plan', 'bypass', 'acceptEdits'],
-    models: { models: [] },
+    models: CODEX_MODELS,
+    listModels: (ctx) => listCodexModels(ctx, catalogue),
+    listModes: (ctx) => listCodexModes(ctx, catalogue),
     start: (options, sink) => startCodex(options, sink, limits, locate),
   };
 }
@@ -95,6 +105,7 @@ function declineResult(request: RpcServerRequest): unknown {
 }
 
 async function startCodex(options: StartOptions, sink: AgentSink, limits: ProcessLimits, locate: LocateCodex): Promise<AgentHandle> {
+  checkAgentMode(options.agentMode);
   const executable = await locate();
   const rpcTimeout = Math.max(limits.startTimeoutMs, 5_000);
   /** The server's pending requests by JSON-RPC id (as a string). */
@@ -103,6 +114,9 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
   let turnId: string | undefined;
   let turnKnown: (() => void) | undefined;
   let peer: JsonRpcPeer | undefined;
+  /** The thread's model (thread/start's answer): a collaboration mode's settings name it. */
+  let threadModel = options.model ?? '';
+  const mcp = new McpStartup(Object.keys(options.mcp ?? {}));
 
   const io = (err: unknown) =>
     new ApiError('agent_io_failed', `Codex did not accept input: ${(err as Error).message}`, { agent: 'codex' });
@@ -124,6 +138,8 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
       if (isObject(params.turn) && params.turn.id === turnId) turnId = undefined;
     } else if (n.method === 'serverRequest/resolved' && isId(params.requestId)) {
       pending.delete(String(params.requestId));
+    } else if (n.method === 'mcpServer/startupStatus/updated' && typeof params.name === 'string' && typeof params.status === 'string') {
+      mcp.update(params.name, params.status);
     }
   };
 
@@ -142,15 +158,26 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
   const proc: ChildProcess = spawned.child;
 
   const handshake = async () => {
-    await rpc.request('initialize', { clientInfo: CLIENT_INFO, capabilities: null }, limits.startTimeoutMs);
+    const capabilities = needsExperimentalApi(options.agentMode) ? { experimentalApi: true } : null;
+    await rpc.request('initialize', { clientInfo: CLIENT_INFO, capabilities }, limits.startTimeoutMs);
     await rpc.notify('initialized');
     const policy = codexPolicy(options.permissionMode);
-    const common = { cwd: options.cwd, ...policy, ...(options.model ? { model: options.model } : {}) };
+    const mcpServers = options.mcp && Object.keys(options.mcp).length > 0 ? codexMcpServers(options.mcp) : undefined;
+    const common = {
+      cwd: options.cwd,
+      ...policy,
+      ...(options.model ? { model: options.model } : {}),
+      ...(mcpServers ? { config: { mcp_servers: mcpServers } } : {}),
+    };
     const result = options.nativeSessionId
       ? await rpc.request('thread/resume', { threadId: options.nativeSessionId, ...common }, limits.startTimeoutMs)
       : await rpc.request('thread/start', common, limits.startTimeoutMs);
     const thread = isObject(result) && isObject(result.thread) ? result.thread : undefined;
     if (!thread || typeof thread.id !== 'string') throw new Error(`no thread in the answer: ${JSON.stringify(result).slice(0, 200)}`);
+    if (isObject(result) && typeof result.model === 'string') threadModel = result.model;
+    // MCP servers start after the thread; ready means their tools are there for the first turn.
+    // One that fails is reported by the converter (a status item) and the session goes on without it.
+    if (!(await mcp.settled(limits.startTimeoutMs))) options.logger.warn({ mcp: mcp.snapshot() }, 'codex: MCP servers still starting; the session starts anyway');
     return thread.id;
   };
   const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), limits.startTimeoutMs).unref());
@@ -194,7 +221,9 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
       const input = turnInput(turn, options.cwd);
       // The response can come after turn/started (README): the turn id is taken from either.
       turnId = undefined;
-      const result = await rpc.request('turn/start', { threadId: thread, input, ...(options.variant ? { effort: options.variant } : {}) }, rpcTimeout).catch((err) => Promise.reject(io(err)));
+      const mode = collaborationMode(options.agentMode, threadModel, options.variant);
+      const params = { threadId: thread, input, ...(options.variant ? { effort: options.variant } : {}), ...(mode ? { collaborationMode: mode } : {}) };
+      const result = await rpc.request('turn/start', params, rpcTimeout).catch((err) => Promise.reject(io(err)));
       if (isObject(result) && isObject(result.turn) && typeof result.turn.id === 'string' && turnId === undefined) {
         turnId = result.turn.id;
         turnKnown?.();
@@ -204,18 +233,24 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
       const request = take(id);
       if (reply === 'reject') return respond(request.id, declineResult(request));
       if (LEGACY_APPROVALS.has(request.method)) return respond(request.id, { decision: reply === 'always' ? 'approved_for_session' : 'approved' });
+      if (request.method === ELICITATION) {
+        // Codex's MCP tool approval (elicitation.ts): 'always' persists it for the session.
+        return respond(request.id, { action: 'accept', content: {}, ...(reply === 'always' ? { _meta: { persist: 'session' } } : {}) });
+      }
       if (request.method === PERMISSIONS) {
         const params = isObject(request.params) ? request.params : {};
         return respond(request.id, { permissions: params.permissions ?? {}, scope: reply === 'always' ? 'session' : 'turn' });
       }
-      if (request.method === ELICITATION) return respond(request.id, { action: 'accept', content: null });
       return respond(request.id, { decision: reply === 'always' ? 'acceptForSession' : 'accept' });
     },
     replyQuestion: (id, answers) => {
       const request = take(id);
       if (answers === null) return respond(request.id, declineResult(request));
       if (request.method === USER_INPUT) return respond(request.id, { answers: userInputAnswers(request.params, answers) });
-      if (request.method === ELICITATION) return respond(request.id, { action: 'accept', content: { answers } });
+      if (request.method === ELICITATION) {
+        const schema = isObject(request.params) ? request.params.requestedSchema : undefined;
+        return respond(request.id, { action: 'accept', content: elicitationContent(schema, answers) });
+      }
       return respond(request.id, { decision: 'accept' });
     },
     interrupt: async () => {
@@ -240,29 +275,3 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
 }
 
 const isId = (v: unknown): v is RpcId => typeof v === 'number' || typeof v === 'string';
-
-/** request_user_input's answer: question id → {answers: the chosen labels}, in question order. */
-export function userInputAnswers(params: unknown, answers: string[][]): Record<string, { answers: string[] }> {
-  const questions = isObject(params) && Array.isArray(params.questions) ? params.questions : [];
-  const out: Record<string, { answers: string[] }> = {};
-  questions.forEach((q, i) => {
-    if (isObject(q) && typeof q.id === 'string') out[q.id] = { answers: answers[i] ?? [] };
-  });
-  return out;
-}
-
-const IMAGE_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp']);
-const isImage = (a: Attachment) => (a.mime ? a.mime.startsWith('image/') : IMAGE_EXTENSIONS.has(extname(a.path).toLowerCase()));
-
-/** turn/start's `input`: the text (other attachments named by path), then one localImage per image. */
-export function turnInput(turn: TurnInput, cwd: string): Record<string, unknown>[] {
-  const images: Record<string, unknown>[] = [];
-  const files: string[] = [];
-  for (const a of turn.attachments) {
-    const path = isAbsolute(a.path) ? a.path : resolve(cwd, a.path);
-    if (isImage(a)) images.push({ type: 'localImage', path });
-    else files.push(path);
-  }
-  const text = files.length > 0 ? `${turn.message}\n\nAttached files:\n${files.map((f) => `- ${f}`).join('\n')}` : turn.message;
-  return [{ type: 'text', text, text_elements: [] }, ...images];
-}

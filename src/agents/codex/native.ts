@@ -132,6 +132,8 @@ export const Delta = z.looseObject({ itemId: z.string(), delta: z.string() });
 export const TokenUsage = z.looseObject({ turnId: z.string().optional(), tokenUsage: z.unknown() });
 export const ErrorNotification = z.looseObject({ error: TurnError, willRetry: z.boolean().optional(), turnId: z.string().optional() });
 export const ConfigWarning = z.looseObject({ summary: z.string(), details: Opt, path: z.string().optional() });
+/** v2/McpServerStatusUpdatedNotification: status starting | ready | failed | cancelled. */
+export const McpStartupStatus = z.looseObject({ name: z.string(), status: z.string(), error: Opt });
 
 // ---- server request params ---------------------------------------------------------------------
 
