@@ -253,12 +253,17 @@ describe('codex converter units', () => {
     ['not JSON', 'garbage {'],
     ['not a JSON-RPC object', [1, 2]],
     ['neither a request, a notification nor a response', { hello: 'world' }],
-    ['unknown notification', { method: 'brand/new', params: {} }],
     ['item/completed: malformed params', { method: 'item/completed', params: { nope: true } }],
     ['item/commandExecution/requestApproval: malformed params', { id: 1, method: 'item/commandExecution/requestApproval', params: {} }],
   ])('garbage → agent.unparsed (%s)', (error, native) => {
     const [event] = convert(native).events;
     expect(event).toMatchObject({ type: 'agent.unparsed', source: 'daemon', synthetic: true, data: { location: LOCATION } });
-    if (event?.type === 'agent.unparsed') expect(event.data.error).toContain(error === 'unknown notification' ? 'brand/new: unknown notification' : error);
+    if (event?.type === 'agent.unparsed') expect(event.data.error).toContain(error);
+  });
+
+  it('a well-formed notification new to us → a status item labelled with its method, not unparsed', () => {
+    expect(convert(note('brand/new', { x: 1 })).events).toEqual([
+      { type: 'item.completed', item: { key: 'status:1', native_item_id: null, kind: 'status', role: null, content: [{ type: 'status', label: 'brand/new', detail: '{"x":1}' }], status: 'completed' } },
+    ]);
   });
 });

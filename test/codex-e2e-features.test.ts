@@ -119,7 +119,7 @@ describe('codex e2e features (real CLI, fake model)', () => {
         const res = await post(app, '/v1/sessions/bad-mode', { agent: 'codex', agentMode: 'architect' });
         expect(res.statusCode, res.body).toBe(400);
         expect(res.json()).toMatchObject({ code: 'invalid_request', agent: 'codex' });
-        expect(res.json().detail).toContain('known: default, plan');
+        expect(res.json().detail).toContain('valid: default, plan');
       } finally {
         await app.app.close();
       }

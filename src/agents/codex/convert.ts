@@ -44,8 +44,9 @@ type Out = { state: CodexState; events: Draft[] };
 const initial = (): CodexState => ({ turn: null, lastMessage: null, parents: {}, changes: {}, usage: undefined, statuses: 0 });
 
 /**
- * Notifications dropped on purpose, with the reason. Any other notification we do not convert is
- * reported as agent.unparsed (so a new Codex method shows up instead of vanishing). Partly dropped:
+ * Notifications dropped on purpose, with the reason. Any other well-formed notification we do not
+ * convert becomes a status item labelled with its method (so a new Codex method shows up instead of
+ * vanishing, without being mistaken for garbage). Partly dropped:
  * `mcpServer/startupStatus/updated` (starting and ready are start-up progress; failed and
  * cancelled become a status item, so a client sees why an MCP server's tools are missing).
  */
@@ -208,7 +209,8 @@ function notification(state: CodexState, method: string, params: unknown, native
     return statusItem(state, method, status(p));
   }
   if (Object.hasOwn(DROPPED, method)) return { state, events: [] };
-  return bad('unknown notification');
+  // Well-formed but new to us: shown as a status item (never unparsed, never silently lost).
+  return statusItem(state, method, boundedJson(params));
 }
 
 function turnCompleted(state: CodexState, params: unknown, native: unknown): Out {
@@ -229,6 +231,12 @@ function statusItem(state: CodexState, label: string, detail: string): Out {
   const n = state.statuses + 1;
   const item: DraftItem = { key: `status:${n}`, native_item_id: null, kind: 'status', role: null, content: [{ type: 'status', label, detail }], status: 'completed' };
   return { state: { ...state, statuses: n }, events: [{ type: 'item.completed', item }] };
+}
+
+/** A notification's params as text for a status item, cut at 4 KB (raw keeps the whole message). */
+function boundedJson(params: unknown): string {
+  const text = params === undefined ? '' : JSON.stringify(params);
+  return text.length > 4096 ? `${text.slice(0, 4096)}…` : text;
 }
 
 function lines(...parts: unknown[]): string {

@@ -35,7 +35,7 @@ import { JsonRpcPeer, type RpcId, type RpcServerRequest } from './json-rpc.js';
 import { elicitationContent } from './elicitation.js';
 import { turnInput, userInputAnswers } from './input.js';
 import { codexMcpServers, McpStartup } from './mcp.js';
-import { checkAgentMode, CODEX_MODES, collaborationMode, needsExperimentalApi } from './modes.js';
+import { CODEX_MODES, collaborationMode, needsExperimentalApi } from './modes.js';
 import { CODEX_MODELS } from './models.js';
 
 export const CODEX_ARGS = ['app-server', '--strict-config'];
@@ -105,7 +105,6 @@ function declineResult(request: RpcServerRequest): unknown {
 }
 
 async function startCodex(options: StartOptions, sink: AgentSink, limits: ProcessLimits, locate: LocateCodex): Promise<AgentHandle> {
-  checkAgentMode(options.agentMode);
   const executable = await locate();
   const rpcTimeout = Math.max(limits.startTimeoutMs, 5_000);
   /** The server's pending requests by JSON-RPC id (as a string). */

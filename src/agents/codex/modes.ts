@@ -7,7 +7,6 @@
 //
 // Only a `plan` session turns the experimental API on: a default session speaks exactly the stable
 // protocol the recorded fixtures were made with.
-import { ApiError } from '../../errors.js';
 import type { ModeInfo } from '../types.js';
 
 /** What `collaborationMode/list` answers on 0.169.0 (names from it; descriptions ours). */
@@ -18,14 +17,6 @@ export const CODEX_MODES: readonly ModeInfo[] = [
 
 /** True when the session needs `experimentalApi` (a collaboration mode other than the default). */
 export const needsExperimentalApi = (agentMode: string) => agentMode !== 'default';
-
-/** Throws the 400 for an agentMode Codex does not have. */
-export function checkAgentMode(agentMode: string): void {
-  if (!CODEX_MODES.some((m) => m.id === agentMode)) {
-    const known = CODEX_MODES.map((m) => m.id).join(', ');
-    throw new ApiError('invalid_request', `Codex has no agentMode '${agentMode}' (known: ${known}).`, { agent: 'codex' });
-  }
-}
 
 /**
  * turn/start's `collaborationMode` for a non-default agentMode, else undefined. `model` is the
