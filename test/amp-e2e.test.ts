@@ -185,6 +185,7 @@ describe('Amp through the daemon (stand-in CLI)', () => {
     const third = await sendTurn(app!, SID, '/bash echo two > d.txt\n/text ok', { until: ['turn.ended'] });
     await expectWellFormedTurn(app!, SID, third, '/bash echo two > d.txt\n/text ok');
     expect(readFileSync(join(sandbox!.work, 'd.txt'), 'utf8')).toBe('two\n');
+    expect(ofType(third.events, 'permission.requested')).toHaveLength(1);
     expect(ofType(third.events, 'permission.resolved')[0]?.data).toMatchObject({ status: 'approved', metadata: { reply: 'always', reason: 'remembered' } });
   });
 
