@@ -2,7 +2,7 @@
 // (test/support/amp-standin, which reproduces the pinned binary's stream-json format, exit codes,
 // thread store and delegate calls; the real CLI cannot run a turn without Amp's servers). Each
 // session runs in a throwaway sandbox; the stand-in's threads live inside it.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -27,7 +27,8 @@ afterEach(async () => {
 async function start(extra: Record<string, unknown> = {}, env: Record<string, string> = {}) {
   sandbox = makeSandbox('amp-e2e');
   app = await makeApp({ baseDir: sandbox.work, config: { ampBin: STANDIN } });
-  const sessionEnv = { ...sandbox.env, AMP_API_KEY: 'sgamp_standin', AMP_STANDIN_HOME: join(sandbox.root, 'threads'), ...env };
+  // A short stdin timeout: a driver that left stdin open would fail every turn (Amp waits 30 s).
+  const sessionEnv = { ...sandbox.env, AMP_API_KEY: 'sgamp_standin', AMP_STANDIN_HOME: join(sandbox.root, 'threads'), AMP_STANDIN_STDIN_TIMEOUT_MS: '3000', ...env };
   const res = await post(app, `/v1/sessions/${SID}`, { agent: 'amp', cwd: sandbox.work, env: sessionEnv, ...extra });
   expect(res.statusCode, res.body).toBe(200);
   return { app, sandbox };
@@ -80,6 +81,18 @@ describe('Amp through the daemon (stand-in CLI)', () => {
     const events = await all();
     expect(new Set(events.map((e) => e.native_session_id).filter(Boolean)).size).toBe(1);
     expect(readdirSync(join(sandbox!.root, 'threads'))).toEqual([`${threadOf(events)}.json`]);
+  });
+
+  it("passes a prompt that starts with '-' (or is very long) on stdin, and names attachments by path", async () => {
+    await start();
+    writeFileSync(join(sandbox!.work, 'spec.md'), '# spec');
+    const turn = await sendTurn(app!, SID, '-v is not a flag here');
+    await expectWellFormedTurn(app!, SID, turn, '-v is not a flag here');
+    expect(textOf(assistantMessages(turn.events)[0])).toBe('You said: -v is not a flag here (message 1 in this thread)');
+    const long = 'x'.repeat(150_000);
+    const second = await sendTurn(app!, SID, long, { attachments: [{ path: 'spec.md' }] });
+    expect(textOf(assistantMessages(second.events)[0])).toBe(`You said: ${long}\n\nAttached files:\n- ${join(sandbox!.work, 'spec.md')} (message 2 in this thread)`);
+    expectNoUnparsed(await all());
   });
 
   it('turns thinking into reasoning parts and runs a shell command (bypass)', async () => {
