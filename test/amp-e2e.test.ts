@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createRegistry } from '../src/agents/registry.js';
 import type { App } from '../src/app.js';
 import type { UniversalEvent } from '../src/schema/events.js';
 import { assistantMessages, completedItems, deltasOf, eventsUntil, expectWellFormedTurn, lastSequence, ofType, sendTurn, textOf } from './e2e-turns.js';
@@ -228,7 +229,7 @@ describe('Amp through the daemon (stand-in CLI)', () => {
     expect(existsSync(join(sandbox!.work, 'x.txt'))).toBe(false);
   });
 
-  it('refuses what Amp cannot do: an unknown agentMode, a model choice', async () => {
+  it('lists its modes and models, and refuses what Amp cannot do: an unknown agentMode, a model choice', async () => {
     sandbox = makeSandbox('amp-e2e');
     app = await makeApp({ baseDir: sandbox.work, config: { ampBin: STANDIN } });
     const env = { AMP_API_KEY: 'k' };
@@ -237,5 +238,10 @@ describe('Amp through the daemon (stand-in CLI)', () => {
     expect(bad.json()).toMatchObject({ code: 'invalid_request' });
     const model = await post(app, '/v1/sessions/m2', { agent: 'amp', cwd: sandbox.work, env, model: 'gpt-9' });
     expect(model.statusCode).toBe(400);
+    // What GET /v1/agents/amp/modes and …/models answer with (the driver's static lists).
+    const driver = createRegistry({ maxLineChars: 1 << 20, killGraceMs: 100, startTimeoutMs: 1000, stderrHeadLines: 20, stderrTailLines: 50 }).amp!;
+    expect(driver.modes.map((m) => m.id)).toEqual(['medium', 'low', 'high', 'ultra']);
+    expect(driver.models).toMatchObject({ models: [{ id: 'default' }], defaultModel: 'default' });
+    expect(driver.permissionModes).toEqual(['default', 'bypass', 'acceptEdits']);
   });
 });
