@@ -82,6 +82,10 @@ describe('Amp through the daemon (stand-in CLI)', () => {
     const events = await all();
     expect(new Set(events.map((e) => e.native_session_id).filter(Boolean)).size).toBe(1);
     expect(readdirSync(join(sandbox!.root, 'threads'))).toEqual([`${threadOf(events)}.json`]);
+    // Terminating an idle session ends it (the last turn's process may still be on its way out).
+    expect((await post(app!, `/v1/sessions/${SID}/terminate`)).statusCode).toBe(204);
+    expect(ofType(await all(), 'session.ended').map((e) => e.data)).toEqual([{ reason: 'terminated', terminated_by: 'daemon', exit_code: expect.toBeOneOf([null, 0]) }]);
+    expect(ampProcesses(sandbox!.root)).toEqual([]);
   });
 
   it("passes a prompt that starts with '-' (or is very long) on stdin, and names attachments by path", async () => {
