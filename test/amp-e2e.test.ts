@@ -171,6 +171,20 @@ describe('Amp through the daemon (stand-in CLI)', () => {
     expect(textOf(assistantMessages(next.events)[0])).toContain('message 2 in this thread');
   });
 
+  it('interrupts before the stream runs (the signal kills the CLI): error amp_interrupted, the session goes on', async () => {
+    await start({}, { AMP_STANDIN_CONNECT_MS: '20000' });
+    const from = await lastSequence(app!, SID);
+    expect((await post(app!, `/v1/sessions/${SID}/messages`, { message: 'slow to connect' })).statusCode).toBe(204);
+    await waitFor(() => ampProcesses(sandbox!.root).length > 0 || undefined);
+    expect((await post(app!, `/v1/sessions/${SID}/interrupt`)).statusCode).toBe(202);
+    const events = await eventsUntil(app!, SID, from, ['turn.ended']);
+    expectNoUnparsed(events);
+    expect(ofType(events, 'error').map((e) => e.data)).toEqual([
+      { message: 'Amp was interrupted and exited with signal SIGINT without a result.', code: 'amp_interrupted', details: { exit_code: null, signal: 'SIGINT' } },
+    ]);
+    expect(((await app!.app.inject({ method: 'GET', url: `/v1/sessions/${SID}` })).json() as { status: string }).status).toBe('idle');
+  });
+
   it('asks through the delegate: allow runs the command, reject tells Amp, always is remembered', async () => {
     await start();
     const prompt = '/bash echo allowed > a.txt\n/bash echo rejected > b.txt\n/text Done both.';

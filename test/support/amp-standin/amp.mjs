@@ -96,6 +96,9 @@ async function main() {
     }
     thread = id;
   } else thread = `T-${randomUUID()}`;
+  // Authentication and the connection to Amp's servers take a moment; until the stream runs,
+  // SIGINT/SIGTERM keep their default action (the process dies by the signal, no result).
+  await new Promise((r) => setTimeout(r, Number(process.env.AMP_STANDIN_CONNECT_MS ?? 0)));
   const fatal = /^\/fatal (.*)$/m.exec(message);
   if (fatal) fail(fatal[1]); // as an authentication or connection failure: before any stdout line
   const record = existsSync(join(store, `${thread}.json`)) ? JSON.parse(readFileSync(join(store, `${thread}.json`), 'utf8')) : { messages: [] };
