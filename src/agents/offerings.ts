@@ -55,7 +55,8 @@ export class AgentOfferings {
   /**
    * The request with agentMode and permissionMode filled in with the agent's defaults, or a 400
    * naming the valid values. An agentMode outside the built-in list costs one ask of the agent
-   * (custom agents exist only there). `model` is not checked: agents take full model ids and
+   * (custom agents exist only there). `default` is always accepted and means the agent's own
+   * default mode (clients written for the reference API send it). `model` is not checked: agents take full model ids and
    * provider-specific names no list can hold; the agent itself reports a bad one as an error.
    */
   async resolve(request: CreateSessionRequest): Promise<CreateSessionRequest & { agentMode: string; permissionMode: string }> {
@@ -67,8 +68,9 @@ export class AgentOfferings {
     if (request.variant !== undefined && !driver.capabilities.variants) {
       throw new ApiError('invalid_request', `Agent '${request.agent}' has no variants; leave 'variant' out.`, { agent: request.agent, field: 'variant' });
     }
-    let agentMode = request.agentMode ?? driver.modes[0]!.id;
-    if (!driver.modes.some((m) => m.id === agentMode)) {
+    const agentMode = request.agentMode ?? driver.modes[0]!.id;
+    // `default` is every agent's own default mode, whatever the agent calls it (Amp: medium).
+    if (agentMode !== 'default' && !driver.modes.some((m) => m.id === agentMode)) {
       const { modes } = await this.listModes(request.agent);
       if (!modes.some((m) => m.id === agentMode)) throw invalid(request.agent, 'agentMode', agentMode, modes.map((m) => m.id));
     }

@@ -120,6 +120,11 @@ export class ChildProcess {
     });
   }
 
+  /** Closes stdin (EOF), for agents that read all of it before they start (Amp's `-x`). */
+  endInput(): void {
+    this.stdin.end();
+  }
+
   /** SIGTERM the group, SIGKILL it after the grace period; resolves once reaped. */
   async kill(): Promise<ChildExit> {
     if (!this.done) {
