@@ -4,13 +4,14 @@ import type { AgentId } from '../schema/agents.js';
 import { claudeLocator, createClaudeDriver } from './claude/driver.js';
 import { codexLocator, createCodexDriver } from './codex/driver.js';
 import { createMockDriver } from './mock/driver.js';
+import { createOpencodeDriver, opencodeLocator } from './opencode/driver.js';
 import type { ProcessLimits } from './process-options.js';
 import type { AgentDriver } from './types.js';
 
 export type AgentRegistry = Partial<Record<AgentId, AgentDriver>>;
 
 /** Where agent executables are looked up (a Config satisfies it). */
-export type RegistryOptions = ProcessLimits & Partial<Pick<Config, 'agentsDir' | 'claudeBin' | 'codexBin'>>;
+export type RegistryOptions = ProcessLimits & Partial<Pick<Config, 'agentsDir' | 'claudeBin' | 'codexBin' | 'opencodeBin'>>;
 
 /** Adapters for opencode and amp arrive with their own issues. Executables are located
  *  lazily, when a session starts, so the registry builds whether or not an agent is installed. */
@@ -19,5 +20,6 @@ export function createRegistry(options: RegistryOptions, env: NodeJS.ProcessEnv 
     mock: createMockDriver(options),
     claude: createClaudeDriver(options, claudeLocator({ agentsDir: options.agentsDir, claudeBin: options.claudeBin }, env)),
     codex: createCodexDriver(options, codexLocator({ agentsDir: options.agentsDir, codexBin: options.codexBin }, env)),
+    opencode: createOpencodeDriver(options, opencodeLocator({ agentsDir: options.agentsDir, opencodeBin: options.opencodeBin }, env)),
   };
 }

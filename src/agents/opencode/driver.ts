@@ -1,0 +1,158 @@
+// How OpenCode is run: ONE `opencode serve` per session (docs/opencode.md says why), driven over
+// its HTTP API with one `GET /event` SSE subscription. Endpoints are those of the pinned server's
+// own OpenAPI document (GET /doc, 1.18.33):
+//
+//   start      spawn, wait for its "listening" line, subscribe to /event, POST /session
+//   send       POST /session/{id}/prompt_async {parts, model?, agent, variant?} (204 at once)
+//   replies    POST /permission/{id}/reply {reply}; POST /question/{id}/reply {answers} | /reject
+//   interrupt  POST /session/{id}/abort
+//   terminate  close the stream, kill the process group
+//
+// Events are routed by session id: the server's bootstrap events (no session id) pass to the
+// converter, which ignores them; another session's events (none, one server per session) are dropped.
+// The server is watched through its process and its stream: if the stream ends while the process
+// lives, the process is killed and its exit reported as a crash, so a session never hangs on it.
+import { ApiError } from '../../errors.js';
+import type { Config } from '../../config.js';
+import { findAgentExecutable } from '../discovery.js';
+import type { ProcessLimits } from '../process-options.js';
+import type { AgentDriver, AgentHandle, AgentSink, StartOptions } from '../types.js';
+import { opencodeCapabilities } from './capabilities.js';
+import { modelRef, promptParts, serverConfig } from './config.js';
+import { opencodeConverter } from './convert.js';
+import { callJson } from './http.js';
+import { listModels, listModes } from './queries.js';
+import { startServer } from './server.js';
+import { subscribe } from './sse.js';
+
+export type LocateOpencode = () => Promise<string>;
+
+export function opencodeLocator(config: Partial<Pick<Config, 'agentsDir' | 'opencodeBin'>> = {}, env: NodeJS.ProcessEnv = process.env): LocateOpencode {
+  return async () => {
+    const found = await findAgentExecutable('opencode', { config, env });
+    if (!found || found.missing) {
+      const where = found?.missing ? `--opencode-bin ${found.path} is not an executable file` : 'no opencode executable in the agents dir or on PATH';
+      throw new ApiError('agent_not_available', `OpenCode is not installed (${where}). Run \`agentwire install-agent opencode\`.`, { agent: 'opencode' });
+    }
+    return found.path;
+  };
+}
+
+export function createOpencodeDriver(limits: ProcessLimits, locate: LocateOpencode = opencodeLocator()): AgentDriver {
+  return {
+    id: 'opencode',
+    capabilities: opencodeCapabilities,
+    converter: opencodeConverter,
+    modes: [
+      { id: 'build', name: 'Build', description: "OpenCode's default agent: runs tools as its permissions allow." },
+      { id: 'plan', name: 'Plan', description: 'OpenCode’s planning agent: reads and proposes, does not edit.' },
+    ],
+    permissionModes: ['default', 'plan', 'bypass', 'acceptEdits'],
+    models: { models: [] },
+    listModels: (ctx) => listModels(locate, limits, ctx),
+    listModes: (ctx) => listModes(locate, limits, ctx),
+    start: (options, sink) => startOpencode(options, sink, limits, locate),
+  };
+}
+
+/** Largest SSE frame kept whole; bigger ones are cut and reported as agent.unparsed. */
+const frameLimit = (limits: ProcessLimits) => limits.maxLineChars;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The session id an event belongs to, if it names one. */
+function sessionOf(event: unknown): string | undefined {
+  if (!isObject(event) || !isObject(event.properties)) return undefined;
+  const p = event.properties;
+  if (typeof p.sessionID === 'string') return p.sessionID;
+  if (isObject(p.info) && typeof p.info.sessionID === 'string') return p.info.sessionID;
+  if (isObject(p.part) && typeof p.part.sessionID === 'string') return p.part.sessionID;
+  return undefined;
+}
+
+async function startOpencode(options: StartOptions, sink: AgentSink, limits: ProcessLimits, locate: LocateOpencode): Promise<AgentHandle> {
+  const executable = await locate();
+  const timeout = Math.max(limits.startTimeoutMs, 5_000);
+  const fail = (why: string) => new ApiError('agent_start_failed', `OpenCode ${why}`, { agent: 'opencode' });
+  const env = { ...options.env, OPENCODE_CONFIG_CONTENT: JSON.stringify(serverConfig(options)) };
+  const server = await startServer(executable, options.cwd, env, limits, options.logger).catch((err: Error) => Promise.reject(fail(err.message)));
+  const { proc, url } = server;
+
+  let sessionId: string | undefined;
+  /** Events that came before the POST /session answer named our session (bounded). */
+  let early: unknown[] = [];
+  let streamLost = false;
+  const deliver = (event: unknown) => {
+    const owner = sessionOf(event);
+    if (owner === undefined || owner === sessionId) sink.native(event);
+  };
+  let stream: { close(): void } | undefined;
+  try {
+    stream = await subscribe(
+      url,
+      frameLimit(limits),
+      {
+        event: (event) => {
+          if (sessionId !== undefined) return deliver(event);
+          if (early.length < 1_000) early.push(event);
+        },
+        end: (reason) => {
+          if (reason === 'closed' || !proc.running) return;
+          // The server lives but its stream is gone: nothing more would reach the session.
+          options.logger.warn({ reason }, 'opencode event stream ended; killing the server');
+          streamLost = true;
+          void proc.kill();
+        },
+      },
+      timeout,
+    );
+    const created = await callJson(url, 'POST', '/session', {}, timeout);
+    if (!isObject(created.json) || typeof created.json.id !== 'string') throw new Error(`POST /session answered ${JSON.stringify(created.json).slice(0, 200)}`);
+    sessionId = created.json.id;
+  } catch (err) {
+    stream?.close();
+    await proc.kill();
+    throw fail(`did not start a session: ${(err as Error).message}`);
+  }
+  const id = sessionId;
+  const waiting = early;
+  early = [];
+  waiting.forEach(deliver);
+  proc.exited.then((exit) => {
+    stream?.close();
+    const requested = exit.killed && !streamLost;
+    sink.exit({ exitCode: exit.exitCode, signal: exit.signal, stderr: exit.stderr, requested });
+  });
+
+  const io = (err: unknown) => new ApiError('agent_io_failed', `OpenCode did not accept the call: ${(err as Error).message}`, { agent: 'opencode' });
+  const call = (method: string, path: string, body?: unknown) => callJson(url, method, path, body, timeout).catch((err) => Promise.reject(io(err)));
+  const model = modelRef(options.model);
+
+  return {
+    get pid() {
+      return proc.pid;
+    },
+    send: async (turn) => {
+      const body = {
+        parts: promptParts(turn.message, turn.attachments),
+        agent: options.agentMode,
+        ...(model ? { model } : {}),
+        ...(options.variant ? { variant: options.variant } : {}),
+      };
+      await call('POST', `/session/${id}/prompt_async`, body);
+    },
+    replyPermission: async (permissionId, reply) => {
+      await call('POST', `/permission/${encodeURIComponent(permissionId)}/reply`, { reply });
+    },
+    replyQuestion: async (questionId, answers) => {
+      const path = `/question/${encodeURIComponent(questionId)}`;
+      await (answers === null ? call('POST', `${path}/reject`) : call('POST', `${path}/reply`, { answers }));
+    },
+    interrupt: async () => {
+      await call('POST', `/session/${id}/abort`);
+    },
+    terminate: async () => {
+      stream?.close();
+      await proc.kill();
+    },
+  };
+}
