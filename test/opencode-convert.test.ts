@@ -149,8 +149,17 @@ describe('opencode converter units', () => {
   });
 
   it('session.error: an error event with the name as code', () => {
-    const { events } = run([ev('session.error', { sessionID: S, error: { name: 'APIError', data: { message: 'bad request', statusCode: 400, isRetryable: false } } })]);
+    const busy = ev('session.status', { sessionID: S, status: { type: 'busy' } });
+    const { events } = run([busy, ev('session.error', { sessionID: S, error: { name: 'APIError', data: { message: 'bad request', statusCode: 400, isRetryable: false } } })]);
     expect(events).toEqual([{ type: 'error', data: { message: 'bad request', code: 'opencode_APIError', details: { name: 'APIError', message: 'bad request', statusCode: 400, isRetryable: false } } }]);
+  });
+
+  it('session.error before the server went busy (a refused prompt) also ends the turn; after busy, idle does', () => {
+    const refused = run([ev('session.error', { sessionID: S, error: { name: 'UnknownError', data: { message: 'Agent not found' } } })]).events;
+    expect(refused.map((d) => d.type)).toEqual(['error', 'turn.ended']);
+    expect(refused[1]).toEqual({ type: 'turn.ended', data: { metadata: { reason: 'error' } } });
+    const running = run([ev('session.status', { sessionID: S, status: { type: 'busy' } }), ev('session.error', { sessionID: S, error: { name: 'APIError', data: { message: 'x' } } })]).events;
+    expect(running.map((d) => d.type)).toEqual(['error']);
   });
 
   it('a part before its message opens the message first (the ordering rule)', () => {

@@ -34,13 +34,15 @@ export interface OpencodeState {
   readonly questions: Readonly<Record<string, QuestionEventData>>;
   /** The running turn was aborted (MessageAbortedError): turn.ended says so instead of an error. */
   readonly aborted: boolean;
+  /** The server said busy since the last idle: it runs the prompt and will say idle when done. */
+  readonly busy: boolean;
   /** Status items so far (keys `status:<n>`). */
   readonly statuses: number;
 }
 
 type Out = { state: OpencodeState; events: Draft[] };
 
-const initial = (): OpencodeState => ({ parts: initialParts(), permissions: {}, questions: {}, aborted: false, statuses: 0 });
+const initial = (): OpencodeState => ({ parts: initialParts(), permissions: {}, questions: {}, aborted: false, busy: false, statuses: 0 });
 
 /** Event types dropped on purpose, with the reason. */
 export const IGNORED: Readonly<Record<string, string>> = {
@@ -134,7 +136,8 @@ function convertEvent(state: OpencodeState, native: unknown): Out {
       const p = SessionStatus.safeParse(properties);
       if (!p.success) return bad();
       const status = p.data.status;
-      if (status.type !== 'retry') return { state, events: [] }; // busy: the turn is open; idle: session.idle follows
+      if (status.type === 'busy') return { state: { ...state, busy: true }, events: [] }; // the daemon opened the turn already
+      if (status.type === 'idle') return { state, events: [] }; // session.idle follows
       const n = state.statuses + 1;
       const item: DraftItem = { key: `status:${n}`, native_item_id: null, kind: 'status', role: null, content: [{ type: 'status', label: 'retry', detail: `attempt ${status.attempt}: ${status.message}` }], status: 'completed' };
       return { state: { ...state, statuses: n }, events: [{ type: 'item.completed', item }] };
@@ -147,7 +150,10 @@ function convertEvent(state: OpencodeState, native: unknown): Out {
       const error = p.data.error;
       if (error?.name === 'MessageAbortedError') return { state: { ...state, aborted: true }, events: [] };
       const message = typeof error?.data?.message === 'string' ? error.data.message : (error?.name ?? 'unknown error');
-      return { state, events: [{ type: 'error', data: { message, code: `opencode_${error?.name ?? 'error'}`, details: defined({ name: error?.name, ...error?.data }) } }] };
+      const events: Draft[] = [{ type: 'error', data: { message, code: `opencode_${error?.name ?? 'error'}`, details: defined({ name: error?.name, ...error?.data }) } }];
+      // A prompt refused before it ran (unknown agent or model) never gets busy, nor idle: the turn ends here.
+      if (!state.busy) events.push({ type: 'turn.ended', data: { metadata: { reason: 'error' } } });
+      return { state, events };
     }
     case 'permission.asked': {
       const p = PermissionAsked.safeParse(properties);

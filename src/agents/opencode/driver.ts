@@ -59,6 +59,13 @@ export function createOpencodeDriver(limits: ProcessLimits, locate: LocateOpenco
 const frameLimit = (limits: ProcessLimits) => limits.maxLineChars;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The OpenCode agent a prompt names: the session's agentMode; for the daemon's generic 'default',
+ *  none (OpenCode's own default, `build`), or `plan` when the permissionMode is plan. */
+export function agentFor(agentMode: string, permissionMode: string): string | undefined {
+  if (agentMode !== 'default') return agentMode;
+  return permissionMode === 'plan' ? 'plan' : undefined;
+}
+
 /** The session id an event belongs to, if it names one. */
 function sessionOf(event: unknown): string | undefined {
   if (!isObject(event) || !isObject(event.properties)) return undefined;
@@ -81,9 +88,13 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
   /** Events that came before the POST /session answer named our session (bounded). */
   let early: unknown[] = [];
   let streamLost = false;
+  let created: (() => void) | undefined;
+  const createdSeen = new Promise<void>((resolve) => (created = resolve));
   const deliver = (event: unknown) => {
     const owner = sessionOf(event);
-    if (owner === undefined || owner === sessionId) sink.native(event);
+    if (owner !== undefined && owner !== sessionId) return;
+    sink.native(event);
+    if (isObject(event) && event.type === 'session.created') created?.();
   };
   let stream: { close(): void } | undefined;
   try {
@@ -105,18 +116,24 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
       },
       timeout,
     );
-    const created = await callJson(url, 'POST', '/session', {}, timeout);
-    if (!isObject(created.json) || typeof created.json.id !== 'string') throw new Error(`POST /session answered ${JSON.stringify(created.json).slice(0, 200)}`);
-    sessionId = created.json.id;
+    const answer = await callJson(url, 'POST', '/session', {}, timeout);
+    if (!isObject(answer.json) || typeof answer.json.id !== 'string') throw new Error(`POST /session answered ${JSON.stringify(answer.json).slice(0, 200)}`);
+    sessionId = answer.json.id;
+    // Its session.created event (the session's start, with its id) may come before or after the
+    // answer: ready once it has been delivered, so the session is created with its native id.
+    const waiting = early;
+    early = [];
+    waiting.forEach(deliver);
+    let timer: NodeJS.Timeout | undefined;
+    const seen = await Promise.race([createdSeen.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeout)))]);
+    clearTimeout(timer);
+    if (!seen) throw new Error('no session.created event for the new session');
   } catch (err) {
     stream?.close();
     await proc.kill();
     throw fail(`did not start a session: ${(err as Error).message}`);
   }
   const id = sessionId;
-  const waiting = early;
-  early = [];
-  waiting.forEach(deliver);
   proc.exited.then((exit) => {
     stream?.close();
     const requested = exit.killed && !streamLost;
@@ -126,6 +143,7 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
   const io = (err: unknown) => new ApiError('agent_io_failed', `OpenCode did not accept the call: ${(err as Error).message}`, { agent: 'opencode' });
   const call = (method: string, path: string, body?: unknown) => callJson(url, method, path, body, timeout).catch((err) => Promise.reject(io(err)));
   const model = modelRef(options.model);
+  const agent = agentFor(options.agentMode, options.permissionMode);
 
   return {
     get pid() {
@@ -134,7 +152,7 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
     send: async (turn) => {
       const body = {
         parts: promptParts(turn.message, turn.attachments),
-        agent: options.agentMode,
+        ...(agent ? { agent } : {}),
         ...(model ? { model } : {}),
         ...(options.variant ? { variant: options.variant } : {}),
       };
