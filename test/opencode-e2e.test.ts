@@ -14,7 +14,8 @@ import { startFakeModel, type FakeModel } from './fake-model/server.js';
 import { opencodeConfig, seedConfigDir } from './harness/opencode.js';
 import { makeSandbox, type Sandbox } from './harness/sandbox.js';
 import { expectNoUnparsed, getEvents, makeApp, post, waitFor } from './helpers.js';
-import { alive, leftovers } from './procs.js';
+import { createOpencodeDriver } from '../src/agents/opencode/driver.js';
+import { alive, leftovers, processes } from './procs.js';
 
 const SID = 'opencode-e2e';
 let app: App | undefined;
@@ -241,5 +242,69 @@ describe('opencode e2e: reasoning, turns, errors, processes', () => {
     await waitFor(() => !alive(pid), 5_000, 'the server gone');
     expect(leftovers(pid)).toEqual([]);
     expectNoUnparsed(all);
+  });
+});
+
+describe('opencode e2e: questions, modes, models', () => {
+  const question = { questions: [{ question: 'Which colour?', header: 'Colour', options: [{ label: 'red', description: 'warm' }, { label: 'blue', description: 'cool' }] }] };
+
+  it.each([
+    ['reply', 'answered'],
+    ['reject', 'rejected'],
+  ] as const)('the question tool asks the client; %s', async (how, status) => {
+    await start([[{ call: 'question', input: question }], [{ text: 'Noted.' }]]);
+    const turn = await sendTurn(app!, SID, 'Ask me.');
+    const asked = turn.events.find((e) => e.type === 'question.requested');
+    expect(asked, JSON.stringify(turn.events.map((e) => e.type))).toMatchObject({ source: 'agent', data: { prompt: 'Which colour?', options: ['red', 'blue'], status: 'requested' } });
+    const id = asked!.type === 'question.requested' ? asked!.data.question_id : '';
+    expect(id).toMatch(/^que_/);
+    expect((await info()).status).toBe('waiting');
+    const url = `/v1/sessions/${SID}/questions/${encodeURIComponent(id)}/${how}`;
+    const res = how === 'reply' ? await post(app!, url, { answers: [['blue']] }) : await post(app!, url);
+    expect(res.statusCode, res.body).toBe(204);
+    const events = await eventsUntil(app!, SID, turn.from);
+    const resolved = events.find((e) => e.type === 'question.resolved');
+    expect(resolved).toMatchObject({ source: 'agent', data: { question_id: id, status, ...(how === 'reply' ? { response: 'blue' } : {}) } });
+    await expectWellFormedTurn(app!, SID, { from: turn.from, events }, 'Ask me.');
+    expectNoUnparsed(await allEvents());
+  });
+
+  it('plan mode: writes are denied without asking', async () => {
+    const { sandbox } = await start([[{ tool: 'write', path: 'plan.txt', content: 'no\n' }], [{ text: 'Could not write.' }]], 'plan');
+    const turn = await sendTurn(app!, SID, 'Write plan.txt.');
+    await expectWellFormedTurn(app!, SID, turn, 'Write plan.txt.');
+    expect(permissionIds(turn.events)).toEqual([]);
+    expect(existsSync(join(sandbox.work, 'plan.txt'))).toBe(false);
+    expectNoUnparsed(await allEvents());
+  });
+
+  it('sends an attachment as a file part the model sees', async () => {
+    const { sandbox, fake } = await start([[{ text: 'Read it.' }]]);
+    writeFileSync(join(sandbox.work, 'note.txt'), 'attached-note-content\n');
+    const turn = await sendTurn(app!, SID, 'Look at the note.', { attachments: [{ path: 'note.txt' }] });
+    await expectWellFormedTurn(app!, SID, turn, 'Look at the note.');
+    const asked = fake.requests.filter((r) => r.path.endsWith('/chat/completions') && JSON.stringify(r.body).includes('Look at the note.'));
+    expect(JSON.stringify(asked.at(-1)?.body)).toContain('attached-note-content');
+    expectNoUnparsed(await allEvents());
+  });
+
+  it('lists models and modes from a short-lived server, and leaves nothing running', async () => {
+    sandbox = makeSandbox('opencode-e2e');
+    fake = await startFakeModel({ scenario: [[{ text: 'unused' }]] });
+    seedConfigDir(sandbox);
+    const configPath = join(sandbox.root, 'opencode.json');
+    writeFileSync(configPath, JSON.stringify(opencodeConfig(fake)));
+    const env = { ...sandbox.env, OPENCODE_CONFIG: configPath, OPENCODE_DISABLE_MODELS_FETCH: '1', npm_config_offline: 'true' };
+    const driver = createOpencodeDriver({ maxLineChars: 1 << 20, killGraceMs: 1000, startTimeoutMs: 30_000, stderrHeadLines: 20, stderrTailLines: 50 });
+    const logger = { debug: () => {}, info: () => {}, warn: () => {} };
+    const servers = () => processes().filter((p) => p.comm.startsWith('opencode') && p.state !== 'Z').map((p) => p.pid);
+    const before = servers();
+    const models = await driver.listModels!({ env, logger, timeoutMs: 30_000 });
+    expect(models.models).toContainEqual({ id: 'fake/fake-model', name: 'Fake model' });
+    expect(models.defaultModel).toBeTypeOf('string');
+    const modes = await driver.listModes!({ env, logger, timeoutMs: 30_000 });
+    expect(modes.map((m) => m.id)).toEqual(expect.arrayContaining(['build', 'plan']));
+    expect(modes.map((m) => m.id)).not.toContain('compaction');
+    expect(servers().filter((pid) => !before.includes(pid))).toEqual([]);
   });
 });
