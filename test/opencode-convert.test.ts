@@ -200,6 +200,23 @@ describe('opencode converter units', () => {
     }
   });
 
+  it('every event type of the pinned OpenAPI document (GET /doc, 1.18.33) is converted or ignored, never unparsed', () => {
+    // The `Event` union's types, less the 32 experimental session.next.* ones (ignored by prefix).
+    const documented = (
+      'models-dev.refreshed integration.updated integration.connection.updated catalog.updated session.created session.updated ' +
+      'session.deleted message.updated message.removed message.part.updated message.part.removed message.part.delta session.diff ' +
+      'session.error installation.updated installation.update-available file.edited reference.updated permission.v2.asked ' +
+      'permission.v2.replied plugin.added project.directories.updated file.watcher.updated pty.created pty.updated pty.exited ' +
+      'pty.deleted question.v2.asked question.v2.replied question.v2.rejected todo.updated lsp.updated permission.asked ' +
+      'permission.replied tui.prompt.append tui.command.execute tui.toast.show tui.session.select mcp.tools.changed ' +
+      'mcp.browser.open.failed command.executed project.updated session.status session.idle question.asked question.replied ' +
+      'question.rejected session.compacted vcs.branch.updated workspace.ready workspace.failed workspace.status worktree.ready ' +
+      'worktree.failed server.connected global.disposed server.instance.disposed'
+    ).split(' ');
+    const converted = new Set(['session.created', 'session.deleted', 'message.updated', 'message.part.updated', 'message.part.delta', 'session.status', 'session.idle', 'session.error', 'permission.asked', 'permission.replied', 'question.asked', 'question.replied', 'question.rejected']);
+    expect(documented.filter((t) => !converted.has(t) && !Object.hasOwn(IGNORED, t))).toEqual([]);
+  });
+
   it('models and modes from the server answers', () => {
     const providers = { providers: [{ id: 'fake', models: { 'fake-model': { name: 'Fake model', variants: { high: {} } } } }], default: { fake: 'fake-model' } };
     expect(modelsOf(providers)).toEqual({ models: [{ id: 'fake/fake-model', name: 'Fake model', variants: ['high'] }], defaultModel: 'fake/fake-model' });

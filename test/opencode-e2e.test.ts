@@ -4,14 +4,14 @@
 // naming a config for the fake provider (test/harness/opencode.ts's opencodeConfig), which the
 // driver's own OPENCODE_CONFIG_CONTENT (permissions for the permissionMode) is merged over. The
 // sandbox's config dir is seeded so OpenCode installs nothing from the registry.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.js';
 import type { UniversalEvent, UniversalItem } from '../src/schema/events.js';
 import { eventsUntil, expectWellFormedTurn, lastSequence, sendTurn } from './e2e-turns.js';
 import { startFakeModel, type FakeModel } from './fake-model/server.js';
-import { opencodeConfig, seedConfigDir } from './harness/opencode.js';
+import { configDir, opencodeConfig, seedConfigDir } from './harness/opencode.js';
 import { makeSandbox, type Sandbox } from './harness/sandbox.js';
 import { expectNoUnparsed, getEvents, makeApp, post, waitFor } from './helpers.js';
 import { createOpencodeDriver } from '../src/agents/opencode/driver.js';
@@ -78,6 +78,8 @@ describe('opencode e2e (real server, fake model)', () => {
     const deltas = deltasOf(turn.events, message!.item_id);
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe(textOf(message));
+    // The seeded config dir satisfied OpenCode's plugin install: nothing was fetched into it.
+    expect(readdirSync(join(configDir(sandbox!), 'node_modules'))).toEqual([]);
     expectNoUnparsed(await allEvents());
   });
 });
@@ -148,6 +150,19 @@ describe('opencode e2e: tools and permissions', () => {
     expect(outputs).toEqual(['one\n', 'two\n']);
     expect(textOf(assistantMessages(events).at(-1))).toBe('Both ran.');
     await expectWellFormedTurn(app!, SID, { from: turn.from, events }, 'Run two commands.');
+    expectNoUnparsed(await allEvents());
+  });
+
+  it('acceptEdits writes without asking but asks before a shell command', async () => {
+    const { sandbox } = await start([[{ tool: 'write', path: 'edit.txt', content: 'edit\n' }], [{ tool: 'shell', command: 'echo asked' }], [{ text: 'Done.' }]], 'acceptEdits');
+    const turn = await sendTurn(app!, SID, 'Write, then run.');
+    expect(readFileSync(join(sandbox.work, 'edit.txt'), 'utf8')).toBe('edit\n');
+    const requests = turn.events.filter((e) => e.type === 'permission.requested');
+    expect(requests.map((e) => (e.type === 'permission.requested' ? e.data.action : ''))).toEqual(['bash']);
+    await reply(permissionIds(turn.events)[0]!, 'once');
+    const events = await eventsUntil(app!, SID, turn.from);
+    expect(completed(events).flatMap((i) => i.content.flatMap((p) => (p.type === 'tool_result' ? [p.output] : [])))).toContain('asked\n');
+    await expectWellFormedTurn(app!, SID, { from: turn.from, events }, 'Write, then run.');
     expectNoUnparsed(await allEvents());
   });
 
@@ -297,14 +312,14 @@ describe('opencode e2e: questions, modes, models', () => {
     const env = { ...sandbox.env, OPENCODE_CONFIG: configPath, OPENCODE_DISABLE_MODELS_FETCH: '1', npm_config_offline: 'true' };
     const driver = createOpencodeDriver({ maxLineChars: 1 << 20, killGraceMs: 1000, startTimeoutMs: 30_000, stderrHeadLines: 20, stderrTailLines: 50 });
     const logger = { debug: () => {}, info: () => {}, warn: () => {} };
-    const servers = () => processes().filter((p) => p.comm.startsWith('opencode') && p.state !== 'Z').map((p) => p.pid);
-    const before = servers();
+    // This test process's own opencode children (other suites may run servers at the same time).
+    const servers = () => processes().filter((p) => p.ppid === process.pid && p.comm.startsWith('opencode')).map((p) => p.pid);
     const models = await driver.listModels!({ env, logger, timeoutMs: 30_000 });
     expect(models.models).toContainEqual({ id: 'fake/fake-model', name: 'Fake model' });
     expect(models.defaultModel).toBeTypeOf('string');
     const modes = await driver.listModes!({ env, logger, timeoutMs: 30_000 });
     expect(modes.map((m) => m.id)).toEqual(expect.arrayContaining(['build', 'plan']));
     expect(modes.map((m) => m.id)).not.toContain('compaction');
-    expect(servers().filter((pid) => !before.includes(pid))).toEqual([]);
+    expect(servers()).toEqual([]);
   });
 });

@@ -85,6 +85,11 @@ export const IGNORED: Readonly<Record<string, string>> = {
   'workspace.status': 'workspaces (experimental), never used',
   'worktree.ready': 'worktrees, never used',
   'worktree.failed': 'worktrees, never used',
+  'models-dev.refreshed': 'the models.dev catalogue was refetched',
+  'tui.prompt.append': 'commands for the terminal UI, which is not running',
+  'tui.command.execute': 'commands for the terminal UI, which is not running',
+  'tui.toast.show': 'commands for the terminal UI, which is not running',
+  'tui.session.select': 'commands for the terminal UI, which is not running',
   'global.disposed': 'instance shutdown; the process exit reports the end',
   'server.instance.disposed': 'instance shutdown; the process exit reports the end',
 };

@@ -8,8 +8,8 @@
 //   interrupt  POST /session/{id}/abort
 //   terminate  close the stream, kill the process group
 //
-// Events are routed by session id: the server's bootstrap events (no session id) pass to the
-// converter, which ignores them; another session's events (none, one server per session) are dropped.
+// Events are routed by session id (route.ts): the session's own, those of no session, and the
+// permission and question requests of its subagents' child sessions.
 // The server is watched through its process and its stream: if the stream ends while the process
 // lives, the process is killed and its exit reported as a crash, so a session never hangs on it.
 import { ApiError } from '../../errors.js';
@@ -22,6 +22,7 @@ import { modelRef, promptParts, serverConfig } from './config.js';
 import { opencodeConverter } from './convert.js';
 import { callJson } from './http.js';
 import { listModels, listModes } from './queries.js';
+import { SessionRouter } from './route.js';
 import { startServer } from './server.js';
 import { subscribe } from './sse.js';
 
@@ -66,16 +67,6 @@ export function agentFor(agentMode: string, permissionMode: string): string | un
   return permissionMode === 'plan' ? 'plan' : undefined;
 }
 
-/** The session id an event belongs to, if it names one. */
-function sessionOf(event: unknown): string | undefined {
-  if (!isObject(event) || !isObject(event.properties)) return undefined;
-  const p = event.properties;
-  if (typeof p.sessionID === 'string') return p.sessionID;
-  if (isObject(p.info) && typeof p.info.sessionID === 'string') return p.info.sessionID;
-  if (isObject(p.part) && typeof p.part.sessionID === 'string') return p.part.sessionID;
-  return undefined;
-}
-
 async function startOpencode(options: StartOptions, sink: AgentSink, limits: ProcessLimits, locate: LocateOpencode): Promise<AgentHandle> {
   const executable = await locate();
   const timeout = Math.max(limits.startTimeoutMs, 5_000);
@@ -90,9 +81,9 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
   let streamLost = false;
   let created: (() => void) | undefined;
   const createdSeen = new Promise<void>((resolve) => (created = resolve));
+  let router: SessionRouter | undefined;
   const deliver = (event: unknown) => {
-    const owner = sessionOf(event);
-    if (owner !== undefined && owner !== sessionId) return;
+    if (!router?.accepts(event)) return;
     sink.native(event);
     if (isObject(event) && event.type === 'session.created') created?.();
   };
@@ -119,6 +110,7 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
     const answer = await callJson(url, 'POST', '/session', {}, timeout);
     if (!isObject(answer.json) || typeof answer.json.id !== 'string') throw new Error(`POST /session answered ${JSON.stringify(answer.json).slice(0, 200)}`);
     sessionId = answer.json.id;
+    router = new SessionRouter(sessionId);
     // Its session.created event (the session's start, with its id) may come before or after the
     // answer: ready once it has been delivered, so the session is created with its native id.
     const waiting = early;
