@@ -69,9 +69,9 @@ describe('GET /v1/agents', () => {
         version: PINNED_AGENTS[agent].version,
         pinnedVersion: PINNED_AGENTS[agent].version,
         source: 'install-dir',
-        // Agents get their adapters one at a time; claude and codex have one.
-        adapterAvailable: agent === 'claude' || agent === 'codex',
-        ...(agent === 'claude' || agent === 'codex' ? {} : { capabilities: null }),
+        // Agents get their adapters one at a time; claude, codex and opencode have one.
+        adapterAvailable: agent !== 'amp',
+        ...(agent !== 'amp' ? {} : { capabilities: null }),
         credentialsAvailable: expect.any(Boolean),
       });
       expect(info.path!.startsWith(join(defaultAgentsDir(), agent, PINNED_AGENTS[agent].version)), info.path).toBe(true);

@@ -96,7 +96,7 @@ const createRows: Row[] = [
   { name: 'create: unknown field', url: '/v1/sessions/never', body: { agent: 'mock', agnet: 'mock' }, expect: { status: 400, code: 'invalid_request', errorPath: 'body' } },
   { name: 'create: __proto__ field', url: '/v1/sessions/never', body: '{"agent":"mock","__proto__":{"x":1}}', expect: { status: 400, code: 'invalid_request' } },
   { name: 'create: cwd that does not exist', url: '/v1/sessions/never', body: { agent: 'mock', cwd: 'no/such/dir' }, expect: { status: 400, code: 'invalid_cwd' } },
-  { name: 'create: agent without an adapter', url: '/v1/sessions/never', body: { agent: 'opencode' }, expect: { status: 501, code: 'agent_not_available' } },
+  { name: 'create: agent without an adapter', url: '/v1/sessions/never', body: { agent: 'amp' }, expect: { status: 501, code: 'agent_not_available' } },
   // NUL cannot reach argv or the environment (exec refuses it): refused up front, not at spawn.
   { name: 'create: cwd with a NUL byte', url: '/v1/sessions/never', body: { agent: 'mock', cwd: 'a\u0000b' }, expect: { status: 400, code: 'invalid_request', errorPath: 'body.cwd' } },
   { name: 'create: model with a NUL byte', url: '/v1/sessions/never', body: { agent: 'mock', model: 'a\u0000b' }, expect: { status: 400, code: 'invalid_request', errorPath: 'body.model' } },

@@ -159,9 +159,9 @@ describe('cwd and env', () => {
 describe('agents', () => {
   it('answers 501 for a known agent without an adapter', async () => {
     app = await makeApp();
-    const res = await post(app, '/v1/sessions/s1', { agent: 'opencode' });
+    const res = await post(app, '/v1/sessions/s1', { agent: 'amp' });
     expectProblem(res, 501, 'agent_not_available');
-    expect(res.json()).toMatchObject({ agent: 'opencode' });
+    expect(res.json()).toMatchObject({ agent: 'amp' });
   });
 
   it('answers 400 for an unknown agent, naming the field', async () => {
