@@ -162,6 +162,19 @@ describe('opencode converter units', () => {
     expect(running.map((d) => d.type)).toEqual(['error']);
   });
 
+  it('a session.error during a running turn: the open message fails and the turn ends with reason error', () => {
+    const { events } = run([
+      ev('session.status', { sessionID: S, status: { type: 'busy' } }),
+      assistant('msg_a'),
+      ev('session.error', { sessionID: S, error: { name: 'APIError', data: { message: 'gave up' } } }),
+      ev('session.idle', { sessionID: S }),
+    ]);
+    expect(events.slice(-2)).toEqual([
+      { type: 'item.completed', item: { key: 'msg_a', native_item_id: 'msg_a', kind: 'message', role: 'assistant', content: [], status: 'failed' } },
+      { type: 'turn.ended', data: { metadata: { reason: 'error' } } },
+    ]);
+  });
+
   it('a part before its message opens the message first (the ordering rule)', () => {
     const { events } = run([ev('message.part.delta', { sessionID: S, messageID: 'msg_a', partID: 'prt_t', field: 'text', delta: 'Hi' })]);
     expect(events).toEqual([{ type: 'item.delta', key: 'msg_a', native_item_id: 'msg_a', delta: 'Hi', stub: { kind: 'message', role: 'assistant' } }]);

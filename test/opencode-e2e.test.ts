@@ -231,6 +231,23 @@ describe('opencode e2e: reasoning, turns, errors, processes', () => {
     expectNoUnparsed(await allEvents());
   });
 
+  it('a retryable model error: OpenCode retries (status items), gives up after 5 attempts with an error', async () => {
+    await start([[{ error: 500, retryAfterMs: 50, message: 'always failing' }]]);
+    const from = await lastSequence(app!, SID);
+    expect((await post(app!, `/v1/sessions/${SID}/messages`, { message: 'Fail slowly.' })).statusCode).toBe(204);
+    const events = await waitFor(async () => {
+      const got = await getEvents(app!, SID, from);
+      return got.some((e) => e.type === 'turn.ended') ? got : undefined;
+    }, 30_000, 'the turn to end');
+    const retries = completed(events).filter((i) => i.kind === 'status');
+    expect(retries.map((i) => i.content[0])).toEqual([1, 2, 3, 4, 5].map((n) => ({ type: 'status', label: 'retry', detail: `attempt ${n}: always failing` })));
+    expect(events.find((e) => e.type === 'error')).toMatchObject({ data: { code: 'opencode_APIError', message: 'always failing' } });
+    expect(events.find((e) => e.type === 'turn.ended')).toMatchObject({ data: { metadata: { reason: 'error' } } });
+    expect(completed(events).filter((i) => i.role === 'assistant').every((i) => i.status === 'failed')).toBe(true);
+    expect((await info()).status).toBe('idle');
+    expectNoUnparsed(await allEvents());
+  });
+
   it('a server killed mid-turn: error and session.ended, no hang, nothing left running', async () => {
     await start([[{ text: 'Working on it' }, { sleepMs: 20_000 }, { text: 'never said' }]]);
     const pid = serverPid();

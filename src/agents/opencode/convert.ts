@@ -34,6 +34,8 @@ export interface OpencodeState {
   readonly questions: Readonly<Record<string, QuestionEventData>>;
   /** The running turn was aborted (MessageAbortedError): turn.ended says so instead of an error. */
   readonly aborted: boolean;
+  /** The running turn had a session.error: messages still open at its end failed. */
+  readonly failed: boolean;
   /** The server said busy since the last idle: it runs the prompt and will say idle when done. */
   readonly busy: boolean;
   /** Status items so far (keys `status:<n>`). */
@@ -42,7 +44,7 @@ export interface OpencodeState {
 
 type Out = { state: OpencodeState; events: Draft[] };
 
-const initial = (): OpencodeState => ({ parts: initialParts(), permissions: {}, questions: {}, aborted: false, busy: false, statuses: 0 });
+const initial = (): OpencodeState => ({ parts: initialParts(), permissions: {}, questions: {}, aborted: false, failed: false, busy: false, statuses: 0 });
 
 /** Event types dropped on purpose, with the reason. */
 export const IGNORED: Readonly<Record<string, string>> = {
@@ -158,7 +160,7 @@ function convertEvent(state: OpencodeState, native: unknown): Out {
       const events: Draft[] = [{ type: 'error', data: { message, code: `opencode_${error?.name ?? 'error'}`, details: defined({ name: error?.name, ...error?.data }) } }];
       // A prompt refused before it ran (unknown agent or model) never gets busy, nor idle: the turn ends here.
       if (!state.busy) events.push({ type: 'turn.ended', data: { metadata: { reason: 'error' } } });
-      return { state, events };
+      return { state: { ...state, failed: true }, events };
     }
     case 'permission.asked': {
       const p = PermissionAsked.safeParse(properties);
@@ -204,11 +206,11 @@ function turnEnded(state: OpencodeState): Out {
   const events: Draft[] = [];
   let parts = state.parts;
   for (const id of openMessages(parts)) {
-    const out = complete(parts, id, state.aborted ? 'failed' : 'completed');
+    const out = complete(parts, id, state.aborted || state.failed ? 'failed' : 'completed');
     parts = out.parts;
     events.push(...out.events);
   }
-  events.push({ type: 'turn.ended', data: { metadata: state.aborted ? { reason: 'interrupted' } : {} } });
+  events.push({ type: 'turn.ended', data: { metadata: state.aborted ? { reason: 'interrupted' } : state.failed ? { reason: 'error' } : {} } });
   return { state: { ...initial(), statuses: state.statuses }, events };
 }
 
