@@ -265,6 +265,15 @@ describe('opencode e2e: reasoning, turns, errors, processes', () => {
     expectNoUnparsed(await allEvents());
   });
 
+  it('closing the daemon ends a live session\'s server', async () => {
+    await start([[{ text: 'Hi.' }]]);
+    const pid = serverPid();
+    await app!.app.close();
+    app = undefined;
+    await waitFor(() => !alive(pid), 5_000, 'the server gone');
+    expect(leftovers(pid)).toEqual([]);
+  });
+
   it('terminate ends the server and its whole process group', async () => {
     await start([[{ text: 'Hi.' }]]);
     const pid = serverPid();
