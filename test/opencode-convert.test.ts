@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { opencodeCapabilities } from '../src/agents/opencode/capabilities.js';
-import { IGNORED, LOCATION, opencodeConverter, type OpencodeState } from '../src/agents/opencode/convert.js';
+import { IGNORED, LOCATION, opencodeConverter, RESUMED, type OpencodeState } from '../src/agents/opencode/convert.js';
 import { modelsOf, modesOf } from '../src/agents/opencode/queries.js';
 import type { Draft } from '../src/agents/types.js';
 import type { UniversalEvent } from '../src/schema/events.js';
@@ -173,6 +173,11 @@ describe('opencode converter units', () => {
       { type: 'item.completed', item: { key: 'msg_a', native_item_id: 'msg_a', kind: 'message', role: 'assistant', content: [], status: 'failed' } },
       { type: 'turn.ended', data: { metadata: { reason: 'error' } } },
     ]);
+  });
+
+  it('a resumed session starts from the GET /session answer the driver hands on', () => {
+    const { events } = run([ev(RESUMED, { sessionID: S, info: { id: S, directory: '/w', version: '1.18.33', title: 'Old' } })]);
+    expect(events).toEqual([{ type: 'session.started', native_session_id: S, data: { metadata: { directory: '/w', version: '1.18.33', title: 'Old', resumed: true } } }]);
   });
 
   it('a part before its message opens the message first (the ordering rule)', () => {

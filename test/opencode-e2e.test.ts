@@ -202,6 +202,30 @@ describe('opencode e2e: reasoning, turns, errors, processes', () => {
     expectNoUnparsed(all);
   });
 
+  it('resumes a session by its nativeSessionId on a new server: the conversation goes on', async () => {
+    const { env, sandbox } = await start([[{ text: 'FIRST' }], [{ text: 'SECOND' }]]);
+    await sendTurn(app!, SID, 'First?');
+    const nativeSessionId = (await info()).nativeSessionId;
+    expect((await post(app!, `/v1/sessions/${SID}/terminate`)).statusCode).toBe(204);
+    const res = await post(app!, '/v1/sessions/resumed', { agent: 'opencode', cwd: sandbox.work, env, permissionMode: 'bypass', nativeSessionId });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ nativeSessionId });
+    const events = await getEvents(app!, 'resumed');
+    expect(events[0]).toMatchObject({ type: 'session.started', native_session_id: nativeSessionId, data: { metadata: { resumed: true } } });
+    const turn = await sendTurn(app!, 'resumed', 'Second?');
+    await expectWellFormedTurn(app!, 'resumed', turn, 'Second?');
+    // The fake model answers by the conversation it is sent: SECOND means the first turn was in it.
+    expect(textOf(assistantMessages(turn.events).at(-1))).toBe('SECOND');
+    expectNoUnparsed(await getEvents(app!, 'resumed'));
+  });
+
+  it('resuming an unknown session fails the create', async () => {
+    const { env, sandbox } = await start([[{ text: 'unused' }]]);
+    const res = await post(app!, '/v1/sessions/nope', { agent: 'opencode', cwd: sandbox.work, env, nativeSessionId: 'ses_doesnotexist' });
+    expect(res.statusCode, res.body).toBeGreaterThanOrEqual(400);
+    expect(res.json()).toMatchObject({ code: 'agent_start_failed' });
+  });
+
   it('abort stops the running turn; the next turn works', async () => {
     await start([[{ text: 'Working on it' }, { sleepMs: 20_000 }, { text: 'never said' }], [{ text: 'Back again.' }]]);
     const from = await lastSequence(app!, SID);

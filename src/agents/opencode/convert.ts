@@ -46,6 +46,10 @@ type Out = { state: OpencodeState; events: Draft[] };
 
 const initial = (): OpencodeState => ({ parts: initialParts(), permissions: {}, questions: {}, aborted: false, failed: false, busy: false, statuses: 0 });
 
+/** Not an OpenCode event: what the driver hands on when it resumes a session (the answer of
+ *  GET /session/{id}, as `{type, properties: {sessionID, info}}`), since no session.created comes. */
+export const RESUMED = 'agentwire.session.resumed';
+
 /** Event types dropped on purpose, with the reason. */
 export const IGNORED: Readonly<Record<string, string>> = {
   'server.connected': 'first frame of the stream',
@@ -117,11 +121,13 @@ function convertEvent(state: OpencodeState, native: unknown): Out {
   const bad = (issue = 'malformed properties'): Out => ({ state, events: [unparsed(`${type}: ${issue}`, native)] });
   const withParts = (out: { parts: PartsState; events: Draft[] } | undefined): Out => (out ? { state: { ...state, parts: out.parts }, events: out.events } : bad('malformed part'));
   switch (type) {
-    case 'session.created': {
+    case 'session.created':
+    case RESUMED: {
       const p = SessionCreated.safeParse(properties);
       if (!p.success) return bad();
       const { id, directory, version, title } = p.data.info;
-      return { state, events: [{ type: 'session.started', native_session_id: id, data: { metadata: defined({ directory, version, title }) } }] };
+      const metadata = defined({ directory, version, title, resumed: type === RESUMED ? true : undefined });
+      return { state, events: [{ type: 'session.started', native_session_id: id, data: { metadata } }] };
     }
     case 'session.deleted':
       return { state, events: [{ type: 'session.ended', data: { reason: 'completed', terminated_by: 'agent' } }] };

@@ -3,6 +3,7 @@
 // own OpenAPI document (GET /doc, 1.18.33):
 //
 //   start      spawn, wait for its "listening" line, subscribe to /event, POST /session
+//              (resume: GET /session/{nativeSessionId} instead)
 //   send       POST /session/{id}/prompt_async {parts, model?, agent, variant?} (204 at once)
 //   replies    POST /permission/{id}/reply {reply}; POST /question/{id}/reply {answers} | /reject
 //   interrupt  POST /session/{id}/abort
@@ -19,7 +20,7 @@ import type { ProcessLimits } from '../process-options.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions } from '../types.js';
 import { opencodeCapabilities } from './capabilities.js';
 import { modelRef, promptParts, serverConfig } from './config.js';
-import { opencodeConverter } from './convert.js';
+import { opencodeConverter, RESUMED } from './convert.js';
 import { callJson } from './http.js';
 import { listModels, listModes } from './queries.js';
 import { SessionRouter } from './route.js';
@@ -107,19 +108,32 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
       },
       timeout,
     );
-    const answer = await callJson(url, 'POST', '/session', {}, timeout);
-    if (!isObject(answer.json) || typeof answer.json.id !== 'string') throw new Error(`POST /session answered ${JSON.stringify(answer.json).slice(0, 200)}`);
-    sessionId = answer.json.id;
-    router = new SessionRouter(sessionId);
-    // Its session.created event (the session's start, with its id) may come before or after the
-    // answer: ready once it has been delivered, so the session is created with its native id.
-    const waiting = early;
-    early = [];
-    waiting.forEach(deliver);
-    let timer: NodeJS.Timeout | undefined;
-    const seen = await Promise.race([createdSeen.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeout)))]);
-    clearTimeout(timer);
-    if (!seen) throw new Error('no session.created event for the new session');
+    if (options.nativeSessionId) {
+      // Resume: the session is in OpenCode's storage (under the user's data dir). No
+      // session.created comes for it; its GET answer starts the session instead (RESUMED).
+      const path = `/session/${encodeURIComponent(options.nativeSessionId)}`;
+      const answer = await callJson(url, 'GET', path, undefined, timeout);
+      if (!isObject(answer.json) || answer.json.id !== options.nativeSessionId) throw new Error(`GET ${path} answered ${JSON.stringify(answer.json).slice(0, 200)}`);
+      sessionId = answer.json.id;
+      router = new SessionRouter(sessionId);
+      sink.native({ type: RESUMED, properties: { sessionID: sessionId, info: answer.json } });
+      early.forEach(deliver);
+      early = [];
+    } else {
+      const answer = await callJson(url, 'POST', '/session', {}, timeout);
+      if (!isObject(answer.json) || typeof answer.json.id !== 'string') throw new Error(`POST /session answered ${JSON.stringify(answer.json).slice(0, 200)}`);
+      sessionId = answer.json.id;
+      router = new SessionRouter(sessionId);
+      // Its session.created event (the session's start, with its id) may come before or after the
+      // answer: ready once it has been delivered, so the session is created with its native id.
+      const waiting = early;
+      early = [];
+      waiting.forEach(deliver);
+      let timer: NodeJS.Timeout | undefined;
+      const seen = await Promise.race([createdSeen.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeout)))]);
+      clearTimeout(timer);
+      if (!seen) throw new Error('no session.created event for the new session');
+    }
   } catch (err) {
     stream?.close();
     await proc.kill();
