@@ -69,9 +69,8 @@ describe('GET /v1/agents', () => {
         version: PINNED_AGENTS[agent].version,
         pinnedVersion: PINNED_AGENTS[agent].version,
         source: 'install-dir',
-        // Agents get their adapters one at a time; claude, codex and amp have one.
-        adapterAvailable: agent === 'claude' || agent === 'codex' || agent === 'amp',
-        ...(agent === 'claude' || agent === 'codex' || agent === 'amp' ? {} : { capabilities: null }),
+        // Every agent has an adapter in this build.
+        adapterAvailable: true,
         credentialsAvailable: expect.any(Boolean),
       });
       expect(info.path!.startsWith(join(defaultAgentsDir(), agent, PINNED_AGENTS[agent].version)), info.path).toBe(true);

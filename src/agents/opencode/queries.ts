@@ -1,0 +1,65 @@
+// What a server offers, asked of a short-lived `opencode serve` started with the daemon's
+// environment in an empty temporary directory (so no project config applies), killed afterwards:
+// models from GET /config/providers, agents (modes) from GET /agent.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ProcessLimits } from '../process-options.js';
+import type { ModeInfo, ModelInfo, ModelList, QueryContext } from '../types.js';
+import { callJson } from './http.js';
+import { startServer } from './server.js';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+async function withServer<T>(locate: () => Promise<string>, limits: ProcessLimits, ctx: QueryContext, ask: (url: string) => Promise<T>): Promise<T> {
+  const executable = await locate();
+  const dir = mkdtempSync(join(tmpdir(), 'agentwire-opencode-'));
+  const env = Object.fromEntries(Object.entries(ctx.env).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  const server = await startServer(executable, dir, env, { ...limits, startTimeoutMs: ctx.timeoutMs }, ctx.logger);
+  try {
+    return await ask(server.url);
+  } finally {
+    await server.proc.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function listModels(locate: () => Promise<string>, limits: ProcessLimits, ctx: QueryContext): Promise<ModelList> {
+  return withServer(locate, limits, ctx, async (url) => {
+    const { json } = await callJson(url, 'GET', '/config/providers', undefined, ctx.timeoutMs);
+    return modelsOf(json);
+  });
+}
+
+/** GET /config/providers → `provider/model` ids (the spelling a session's `model` takes). */
+export function modelsOf(json: unknown): ModelList {
+  const providers = isObject(json) && Array.isArray(json.providers) ? json.providers : [];
+  const models: ModelInfo[] = [];
+  for (const p of providers) {
+    if (!isObject(p) || typeof p.id !== 'string' || !isObject(p.models)) continue;
+    for (const [key, m] of Object.entries(p.models)) {
+      const name = isObject(m) && typeof m.name === 'string' ? m.name : undefined;
+      const variants = isObject(m) && isObject(m.variants) ? Object.keys(m.variants) : [];
+      models.push({ id: `${p.id}/${key}`, ...(name ? { name } : {}), ...(variants.length > 0 ? { variants } : {}) });
+    }
+  }
+  const defaults = isObject(json) && isObject(json.default) ? Object.entries(json.default) : [];
+  const first = defaults.find(([, model]) => typeof model === 'string');
+  return { models, ...(first ? { defaultModel: `${first[0]}/${String(first[1])}` } : {}) };
+}
+
+export async function listModes(locate: () => Promise<string>, limits: ProcessLimits, ctx: QueryContext): Promise<ModeInfo[]> {
+  return withServer(locate, limits, ctx, async (url) => {
+    const { json } = await callJson(url, 'GET', '/agent', undefined, ctx.timeoutMs);
+    return modesOf(json);
+  });
+}
+
+/** GET /agent → the agents a session can be run as: primary ones that are not hidden. */
+export function modesOf(json: unknown): ModeInfo[] {
+  const agents = Array.isArray(json) ? json : [];
+  return agents.flatMap((a): ModeInfo[] => {
+    if (!isObject(a) || typeof a.name !== 'string' || a.mode === 'subagent' || a.hidden === true) return [];
+    return [{ id: a.name, name: a.name, description: typeof a.description === 'string' ? a.description : '' }];
+  });
+}

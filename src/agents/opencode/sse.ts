@@ -1,0 +1,93 @@
+// The one `GET /event` subscription of a session's server. Frames are `data: <json>` lines and a
+// blank line (no `event:` or `id:` lines on 1.18.33). Bounded: a frame longer than `maxFrameChars`
+// is cut and handed on as text (the converter reports it as agent.unparsed); the stream's end is
+// reported once, whatever ended it.
+import { OpencodeHttpError } from './http.js';
+
+export interface EventStream {
+  close(): void;
+}
+
+export interface StreamHandlers {
+  /** One frame's data: parsed JSON, or the text when it is not JSON or was cut. */
+  event(data: unknown): void;
+  /** The stream ended (server gone, or closed by us). */
+  end(reason: string): void;
+}
+
+export async function subscribe(base: string, maxFrameChars: number, handlers: StreamHandlers, connectTimeoutMs: number): Promise<EventStream> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(new Error('timed out')), connectTimeoutMs);
+  let response: Response;
+  try {
+    response = await fetch(`${base}/event`, { headers: { accept: 'text/event-stream' }, signal: abort.signal });
+  } catch (err) {
+    throw new OpencodeHttpError(`GET /event: ${(err as Error).message}`);
+  } finally {
+    clearTimeout(timer);
+  }
+  const type = response.headers.get('content-type') ?? '';
+  if (response.status !== 200 || !type.includes('text/event-stream') || !response.body) {
+    abort.abort();
+    throw new OpencodeHttpError(`GET /event answered ${response.status} ${type}, not an event stream`);
+  }
+  const body = response.body;
+  void (async () => {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    let data: string[] = [];
+    let size = 0;
+    let cut = false;
+    const flush = () => {
+      if (data.length > 0) {
+        const text = data.join('\n');
+        handlers.event(cut ? text : parse(text));
+      }
+      data = [];
+      size = 0;
+      cut = false;
+    };
+    const line = (l: string) => {
+      if (l === '') return flush();
+      if (!l.startsWith('data:')) return; // comments, event:, id:, retry:
+      const value = l.slice(l.startsWith('data: ') ? 6 : 5);
+      if (cut) return;
+      if (size + value.length > maxFrameChars) {
+        data.push(value.slice(0, Math.max(0, maxFrameChars - size)));
+        cut = true;
+        return;
+      }
+      size += value.length;
+      data.push(value);
+    };
+    let reason = 'the server closed the event stream';
+    try {
+      for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let nl: number;
+        while ((nl = buffer.indexOf('\n')) >= 0) {
+          line(buffer.slice(0, nl).replace(/\r$/, ''));
+          buffer = buffer.slice(nl + 1);
+        }
+        // A line without its newline yet is kept, but never more than a frame may hold.
+        if (buffer.length > maxFrameChars + 16) {
+          line(buffer);
+          buffer = '';
+          cut = true;
+        }
+      }
+    } catch (err) {
+      reason = abort.signal.aborted ? 'closed' : `the event stream failed: ${(err as Error).message}`;
+    }
+    handlers.end(reason);
+  })();
+  return { close: () => abort.abort() };
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
