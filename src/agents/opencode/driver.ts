@@ -46,6 +46,8 @@ export function createOpencodeDriver(limits: ProcessLimits, locate: LocateOpenco
     capabilities: opencodeCapabilities,
     converter: opencodeConverter,
     modes: [
+      // First, so it is the default: OpenCode picks the agent itself (build; plan under permissionMode plan).
+      { id: 'default', name: 'Default', description: "OpenCode's own default agent: build, or plan when permissionMode is plan." },
       { id: 'build', name: 'Build', description: "OpenCode's default agent: runs tools as its permissions allow." },
       { id: 'plan', name: 'Plan', description: 'OpenCode’s planning agent: reads and proposes, does not edit.' },
     ],
