@@ -140,6 +140,27 @@ describe('session create checks modes against the agent', () => {
     expect(app.sessions.list()).toEqual([]);
   });
 
+  it("a variant must be one of the model's (the default model's when none is named); unknown models are the agent's business", async () => {
+    const base = createMockDriver(Config.parse({}));
+    const { driver } = askingMock({
+      capabilities: { ...base.capabilities, variants: true },
+      answer: { models: [{ id: 'asked-1', variants: ['fast', 'slow'] }, { id: 'plain' }], defaultModel: 'asked-1' },
+    });
+    await appWith(driver);
+    const bad = expectProblem(await post(app!, '/v1/sessions/a', { agent: 'mock', variant: 'medium' }), 400, 'invalid_request');
+    expect(bad.detail).toBe("variant 'medium' is not one mock accepts; valid: fast, slow (model asked-1).");
+    expect(bad).toMatchObject({ field: 'variant', valid: ['fast', 'slow'], model: 'asked-1' });
+    expect((await post(app!, '/v1/sessions/b', { agent: 'mock', variant: 'slow' })).statusCode).toBe(200);
+    expect((await post(app!, '/v1/sessions/c', { agent: 'mock', model: 'plain', variant: 'any' })).statusCode).toBe(200);
+    expect((await post(app!, '/v1/sessions/d', { agent: 'mock', model: 'some-full-model-id', variant: 'any' })).statusCode).toBe(200);
+  });
+
+  it('claude: an effort the real CLI does not list is 400 before anything runs', async () => {
+    app = await makeApp();
+    const bad = expectProblem(await post(app, '/v1/sessions/c', { agent: 'claude', variant: 'superhigh' }), 400, 'invalid_request');
+    expect(bad.detail).toBe("variant 'superhigh' is not one claude accepts; valid: low, medium, high, xhigh, max (model default).");
+  }, 30_000);
+
   it('claude: variant becomes --effort, a non-default agentMode --agent', () => {
     const args = claudeArgs({ variant: 'low', agentMode: 'Explore', permissionMode: 'default' });
     expect(args.slice(-4)).toEqual(['--effort', 'low', '--agent', 'Explore']);

@@ -65,9 +65,7 @@ export class AgentOfferings {
     if (!driver.permissionModes.includes(permissionMode)) {
       throw invalid(request.agent, 'permissionMode', permissionMode, driver.permissionModes);
     }
-    if (request.variant !== undefined && !driver.capabilities.variants) {
-      throw new ApiError('invalid_request', `Agent '${request.agent}' has no variants; leave 'variant' out.`, { agent: request.agent, field: 'variant' });
-    }
+    if (request.variant !== undefined) await this.checkVariant(driver, request.model, request.variant);
     const agentMode = request.agentMode ?? driver.modes[0]!.id;
     // `default` is every agent's own default mode, whatever the agent calls it (Amp: medium).
     if (agentMode !== 'default' && !driver.modes.some((m) => m.id === agentMode)) {
@@ -75,6 +73,21 @@ export class AgentOfferings {
       if (!modes.some((m) => m.id === agentMode)) throw invalid(request.agent, 'agentMode', agentMode, modes.map((m) => m.id));
     }
     return { ...request, agentMode, permissionMode };
+  }
+
+  /** A variant must be one the model lists; a model no list knows (a full id, a custom provider's)
+   *  is left to the agent. Costs one (cached) ask of the agent, only when a variant is given. */
+  private async checkVariant(driver: AgentDriver, model: string | undefined, variant: string): Promise<void> {
+    if (!driver.capabilities.variants) {
+      throw new ApiError('invalid_request', `Agent '${driver.id}' has no variants; leave 'variant' out.`, { agent: driver.id, field: 'variant' });
+    }
+    const list = await this.listModels(driver.id);
+    const id = model ?? list.defaultModel;
+    const variants = list.models.find((m) => m.id === id)?.variants;
+    if (variants && !variants.includes(variant)) {
+      const problem = invalid(driver.id, 'variant', variant, variants);
+      throw new ApiError('invalid_request', `${problem.detail.slice(0, -1)} (model ${id}).`, { ...problem.context, model: id });
+    }
   }
 
   private driver(agent: AgentId): AgentDriver {
