@@ -1,5 +1,6 @@
 // The NDJSON turn stream over real sockets: one universal event per line, ended with the turn, and
 // what a client going away does to the turn (only with abort_on_disconnect does it interrupt).
+import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.js';
 import type { UniversalEvent } from '../src/schema/events.js';
@@ -138,5 +139,36 @@ describe('POST /v1/sessions/:id/messages/stream (NDJSON)', () => {
     expect(ended.data.metadata?.reason).toBe('interrupted');
     expect(await status(app, 's1')).toBe('idle');
     expectNoUnparsed(await getEvents(app, 's1'));
+  });
+});
+
+describe('turn streams on one keep-alive connection', () => {
+  it('leave no listener behind on the socket (12 turns, one socket)', async () => {
+    const { app, port } = await listening();
+    await createMock(app, 's1');
+    const sockets: import('node:net').Socket[] = [];
+    app.app.server.on('connection', (s) => sockets.push(s));
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const drainListeners: number[] = [];
+    try {
+      for (let i = 0; i < 12; i++) {
+        const body = await new Promise<string>((resolve, reject) => {
+          const req = http.request({ port, host: '127.0.0.1', agent, method: 'POST', path: '/v1/sessions/s1/messages/stream', headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' } }, (res) => {
+            let text = '';
+            res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve(text));
+          });
+          req.on('error', reject);
+          req.end(JSON.stringify({ message: 'Reply with exactly the single word OK.' }));
+        });
+        expect(body.trim().split('\n').map((l) => (JSON.parse(l) as UniversalEvent).type)).toContain('turn.ended');
+        drainListeners.push(sockets[0]!.listenerCount('drain'));
+      }
+      expect(sockets).toHaveLength(1);
+      // Whatever Node itself keeps on the socket, nothing grows with the number of streams.
+      expect(new Set(drainListeners).size, `drain listeners after each turn: ${drainListeners.join(',')}`).toBe(1);
+      expectNoUnparsed(await getEvents(app, 's1'));
+    } finally {
+      agent.destroy();
+    }
   });
 });

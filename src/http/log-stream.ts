@@ -36,6 +36,7 @@ export class LogStream {
   private closed = false;
   private readonly unlisten: () => void;
   private stopKeepAlive: (() => void) | undefined;
+  private stopDrain: (() => void) | undefined;
   private out!: StreamOutput;
   private lagTimer: NodeJS.Timeout | undefined;
 
@@ -61,7 +62,7 @@ export class LogStream {
     if (res.destroyed) return this.finish(true); // the client left while the turn was dispatched
     this.out = outputFor(res);
     res.on('close', () => this.finish(true));
-    this.out.onDrain(() => {
+    this.stopDrain = this.out.onDrain(() => {
       this.waitingDrain = false;
       this.pump();
     });
@@ -151,6 +152,7 @@ export class LogStream {
     this.closed = true;
     this.unlisten();
     this.stopKeepAlive?.();
+    this.stopDrain?.();
     if (this.lagTimer) clearTimeout(this.lagTimer);
     this.options.onClose?.(byClient);
   }

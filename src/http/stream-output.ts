@@ -14,7 +14,8 @@ export interface StreamOutput {
   readonly chunked: boolean;
   cork(): void;
   uncork(): void;
-  onDrain(listener: () => void): void;
+  /** Returns the listener's removal: a keep-alive socket outlives the stream, its listeners must not. */
+  onDrain(listener: () => void): () => void;
   end(): void;
 }
 
@@ -38,7 +39,10 @@ export function outputFor(res: ServerResponse): StreamOutput {
       writeWire: (frame) => res.write(frame),
       cork: () => res.cork(),
       uncork: () => res.uncork(),
-      onDrain: (listener) => void res.on('drain', listener),
+      onDrain: (listener) => {
+        res.on('drain', listener);
+        return () => void res.off('drain', listener);
+      },
       end: () => void res.end(),
     };
   }
@@ -48,7 +52,10 @@ export function outputFor(res: ServerResponse): StreamOutput {
     writeWire: (frame) => socket.write(frame),
     cork: () => socket.cork(),
     uncork: () => socket.uncork(),
-    onDrain: (listener) => void socket.on('drain', listener),
+    onDrain: (listener) => {
+      socket.on('drain', listener);
+      return () => void socket.off('drain', listener);
+    },
     // ServerResponse still believes the body is chunked and closes it with the final 0-chunk.
     end: () => void res.end(),
   };
