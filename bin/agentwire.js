@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The `agentwire` command. The daemon is compiled to dist/ by `npm run build` (npm start does it).
-import { main } from '../dist/main.js';
+// The `agentwire` command. `npm run build` (npm start does it) compiles src/ to dist/ and bundles
+// it into dist/agentwire.mjs, which starts faster and smaller than the module tree (scripts/bundle.js).
+import { main } from '../dist/agentwire.mjs';
 
 main(process.argv.slice(2)).catch((err) => {
   console.error(err);

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const stamp = join(root, 'dist', 'main.js');
+const stamp = join(root, 'dist', 'agentwire.mjs');
 
 function newest(dir) {
   let latest = 0;
@@ -17,6 +17,7 @@ function newest(dir) {
 }
 
 if (!existsSync(stamp) || newest(join(root, 'src')) > statSync(stamp).mtimeMs) {
-  console.error('agentwire: building (tsc)…');
+  console.error('agentwire: building (tsc, then one bundle)…');
   execSync(`"${process.execPath}" node_modules/typescript/bin/tsc -p tsconfig.build.json`, { cwd: root, stdio: 'inherit' });
+  execSync(`"${process.execPath}" scripts/bundle.js`, { cwd: root, stdio: 'inherit' });
 }

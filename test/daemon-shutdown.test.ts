@@ -15,7 +15,7 @@ import { allGone, groupTree, killGroups } from './procs.js';
 import { abortAllStreams, openSse, type SseClient } from './sse-client.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-/** A throwaway install: package.json, bin/ and a fresh dist/, with node_modules linked in. */
+/** A throwaway install: package.json, bin/ and a fresh dist/ (tsc output and its bundle), with node_modules linked in. */
 let install: string;
 const daemons: Daemon[] = [];
 const groups = new Set<number>();
@@ -29,6 +29,8 @@ beforeAll(async () => {
   copyFileSync(join(ROOT, 'bin/agentwire.js'), join(install, 'bin/agentwire.js'));
   copyFileSync(join(ROOT, 'package.json'), join(install, 'package.json'));
   symlinkSync(join(ROOT, 'node_modules'), join(install, 'node_modules'), 'dir');
+  // The same bundle bin/agentwire.js runs in a real install (it resolves the linked node_modules).
+  await promisify(execFile)(process.execPath, [join(ROOT, 'scripts/bundle.js'), join(install, 'dist')], { cwd: ROOT });
 }, 120_000);
 
 afterEach(() => {

@@ -1,0 +1,67 @@
+// Bundles the compiled daemon (dist/main.js and everything it imports, node_modules included) into
+// one file, dist/agentwire.mjs, which bin/agentwire.js runs. Why: resolving, reading and compiling
+// several hundred small modules at every start cost ~100 ms of cold start and ~10 MB of idle RSS
+// (docs/performance.md); one minified file does neither. dist/ keeps the tsc output, because files
+// next to it are read at run time (the mock agent's program.js, Amp's delegate.js, openapi.json,
+// package.json): every `import.meta.url` is rewritten to the URL its module had before bundling,
+// so those relative paths resolve exactly as they do unbundled.
+import { readFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { build } from 'esbuild';
+
+const dist = resolve(process.argv[2] ?? join(dirname(new URL(import.meta.url).pathname), '..', 'dist'));
+
+/** `import.meta.url` → the module's own pre-bundle URL, relative to the bundle's. */
+const keepModuleUrls = {
+  name: 'keep-module-urls',
+  setup(b) {
+    b.onLoad({ filter: /\.(js|mjs|cjs)$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      if (!source.includes('import.meta.url')) return undefined;
+      const rel = relative(dist, args.path).split('\\').join('/');
+      const url = `new URL(${JSON.stringify(rel.startsWith('.') ? rel : `./${rel}`)}, import.meta.url).href`;
+      return { contents: source.replaceAll('import.meta.url', url), loader: 'js' };
+    });
+  },
+};
+
+/** zod's `locales` namespace re-exports ~40 translations of its error messages (290 KB, the
+ *  bundle's largest part); agentwire's messages are English and it never reads `z.locales`, so
+ *  the bundle's namespace holds `en` only. zod's default English messages come from en.js
+ *  directly and are unaffected. */
+const englishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]/.test(args.importer) ? { path: join(dirname(args.importer), '..', 'locales', 'en.js'), namespace: 'zod-locales' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+
+const result = await build({
+  entryPoints: [join(dist, 'main.js')],
+  outfile: join(dist, 'agentwire.mjs'),
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  // Whitespace and syntax only: identifiers stay, so stack traces in logs stay readable.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  // CommonJS dependencies (fastify, pino) call require(); give the ESM bundle one.
+  banner: { js: "import { createRequire as __agentwireRequire } from 'node:module'; const require = __agentwireRequire(import.meta.url);" },
+  plugins: [keepModuleUrls, englishOnly],
+  // Loaded with import() on the first agent spawn, never at start: left in node_modules so start-up
+  // does not even parse it.
+  external: ['execa'],
+  logLevel: 'warning',
+  metafile: true,
+});
+const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
+console.error(`agentwire: bundled ${Object.keys(result.metafile.inputs).length} modules into ${relative(process.cwd(), join(dist, 'agentwire.mjs'))} (${(bytes / 1024).toFixed(0)} KB)`);
