@@ -198,6 +198,35 @@ describe('opencode converter units', () => {
     });
   });
 
+  it('images: a read of a picture (its attachments) and an image file part become image parts; other files file_ref', () => {
+    const png = { mime: 'image/png', url: 'data:image/png;base64,iVBORw0KGgo=', filename: 'shot.png' };
+    const { events } = run([
+      assistant('msg_a'),
+      part({ id: 'prt_r', type: 'tool', tool: 'read', callID: 'call_1', state: { status: 'completed', input: { filePath: '/w/shot.png' }, output: 'Image read successfully', title: 'shot.png', metadata: {}, time: { start: 1, end: 2 }, attachments: [{ id: 'prt_x', sessionID: S, messageID: 'msg_a', type: 'file', ...png }] } }),
+      part({ id: 'prt_f', type: 'file', mime: 'image/jpeg', url: 'file:///w/out.jpg', source: { path: '/w/out.jpg' } }),
+      part({ id: 'prt_g', type: 'file', mime: 'text/plain', url: 'file:///w/notes.txt', filename: 'notes.txt' }),
+      part({ id: 'prt_end', type: 'step-finish' }),
+    ]);
+    const result = events.find((e) => e.type === 'item.completed' && e.item.kind === 'tool_result');
+    expect(result).toEqual({
+      type: 'item.completed',
+      item: {
+        key: 'result:prt_r', native_item_id: null, parent_key: 'msg_a', kind: 'tool_result', role: 'tool', status: 'completed',
+        content: [
+          { type: 'tool_result', call_id: 'call_1', output: 'Image read successfully' },
+          { type: 'image', path: 'shot.png', mime: 'image/png' },
+          { type: 'status', label: 'completed', detail: 'shot.png' },
+        ],
+      },
+    });
+    const message = events.filter((e) => e.type === 'item.completed' && e.item.kind === 'message').at(-1);
+    expect(message?.type === 'item.completed' ? message.item.content : []).toEqual([
+      { type: 'image', path: '/w/out.jpg', mime: 'image/jpeg' },
+      { type: 'file_ref', path: 'notes.txt', action: 'read' },
+    ]);
+    expect(events.some((e) => e.type === 'agent.unparsed')).toBe(false);
+  });
+
   it('questions: asked, replied and rejected', () => {
     const asked = ev('question.asked', { id: 'que_1', sessionID: S, questions: [{ question: 'Which colour?', header: 'Colour', options: [{ label: 'red', description: '' }, { label: 'blue', description: '' }] }] });
     const replied = run([asked, ev('question.replied', { sessionID: S, requestID: 'que_1', answers: [['blue']] })]).events;

@@ -8,7 +8,7 @@ export const opencodeCapabilities: Capabilities = {
   toolResults: true, // tool parts completed/error as `result:<part>` tool_result items
   questions: true, // question.asked / question.replied / question.rejected
   permissions: true, // permission.asked / permission.replied
-  images: false, // no image output part is converted
+  images: true, // image file parts and a tool's image attachments (a read of a picture) as image parts
   fileAttachments: true, // the driver sends attachments as file parts (data URLs)
   sessionLifecycle: true, // session.created starts the session (with the ses_ id)
   errorEvents: true, // session.error

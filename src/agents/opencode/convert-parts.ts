@@ -97,8 +97,7 @@ export function partUpdated(s: PartsState, raw: { id: string; messageID: string;
     case 'file': {
       const part = FilePart.safeParse(raw);
       if (!part.success) return undefined;
-      const path = part.data.source?.path ?? part.data.filename ?? part.data.url;
-      return out(addFiles(typed, raw.messageID, [{ type: 'file_ref', path, action: 'read' }]), []);
+      return out(addFiles(typed, raw.messageID, [fileContent(part.data)]), []);
     }
     case 'patch': {
       const part = PatchPart.safeParse(raw);
@@ -157,11 +156,18 @@ function tool(s: PartsState, part: ToolPart): [PartsState, Draft[]] {
   const failed = state.status === 'error';
   const text = failed ? (state.error ?? 'error') : (state.output ?? output ?? '');
   const content: ContentPart[] = [{ type: 'tool_result', call_id: callID, output: text }];
-  if (!failed) content.push(...fileRefs(part));
+  if (!failed) content.push(...fileRefs(part), ...(state.attachments ?? []).map(fileContent));
   if (state.title) content.push({ type: 'status', label: state.status, detail: exitDetail(state) ?? state.title });
   events.push({ type: 'item.completed', item: result(content, failed ? 'failed' : 'completed') });
   const { [id]: _dropped, ...rest } = outputs;
   return [{ ...s, outputs: rest }, events];
+}
+
+/** A FilePart: an `image` part for image types (a read of a picture, a generated image), else a
+ *  `file_ref`. Named by its path or filename; a data: URL is not a name (raw keeps it). */
+function fileContent(file: { mime: string; url: string; filename?: string | undefined; source?: { path?: string | undefined } | undefined }): ContentPart {
+  const path = file.source?.path ?? file.filename ?? (file.url.startsWith('data:') ? '(inline)' : file.url);
+  return file.mime.startsWith('image/') ? { type: 'image', path, mime: file.mime } : { type: 'file_ref', path, action: 'read' };
 }
 
 function exitDetail(state: ToolState): string | undefined {

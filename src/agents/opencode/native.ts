@@ -35,6 +35,8 @@ export const ToolState = z
     error: z.string().optional(),
     title: z.string().optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
+    /** ToolStateCompleted.attachments: FilePart-shaped files the tool produced (read of an image). */
+    attachments: z.array(z.object({ mime: z.string(), url: z.string(), filename: z.string().optional(), source: z.object({ path: z.string().optional() }).passthrough().optional() }).passthrough()).optional(),
   })
   .passthrough();
 export type ToolState = z.infer<typeof ToolState>;
