@@ -3,7 +3,7 @@
 // from /work/shared/spec/amp-stream-json.md: the same argv handling, stdout lines (key order
 // included), stderr texts, exit codes, thread ids, `threads continue`, stdin rule, signal handling
 // and permission rules (the `delegate` program is run as the real binary runs it). The agent's
-// behaviour is scripted by the prompt (see README.md). Threads live in $AMP_STANDIN_HOME.
+// behaviour is scripted by the prompt (the commands are listed in docs/amp.md). Threads live in $AMP_STANDIN_HOME.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
