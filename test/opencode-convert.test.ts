@@ -7,7 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { opencodeCapabilities } from '../src/agents/opencode/capabilities.js';
-import { IGNORED, LOCATION, opencodeConverter, RESUMED, type OpencodeState } from '../src/agents/opencode/convert.js';
+import { IGNORED, LOCATION, MCP_SERVERS, opencodeConverter, RESUMED, type OpencodeState } from '../src/agents/opencode/convert.js';
+import { mcpConfig } from '../src/agents/opencode/config.js';
 import { modelsOf, modesOf } from '../src/agents/opencode/queries.js';
 import type { Draft } from '../src/agents/types.js';
 import type { UniversalEvent } from '../src/schema/events.js';
@@ -225,6 +226,33 @@ describe('opencode converter units', () => {
       { type: 'file_ref', path: 'notes.txt', action: 'read' },
     ]);
     expect(events.some((e) => e.type === 'agent.unparsed')).toBe(false);
+  });
+
+  it("MCP tools: named by the driver's server list, a call carries {mcp_server, tool}; other tools do not", () => {
+    const { events } = run([
+      ev(MCP_SERVERS, { servers: ['my.probe'] }),
+      assistant('msg_a'),
+      part({ id: 'prt_m', type: 'tool', tool: 'my_probe_echo', callID: 'call_1', state: { status: 'running', input: { text: 'ping' }, time: { start: 1 } } }),
+      part({ id: 'prt_b', type: 'tool', tool: 'bash', callID: 'call_2', state: { status: 'running', input: { command: 'ls' }, time: { start: 1 } } }),
+    ]);
+    const calls = events.flatMap((e) => (e.type === 'item.completed' && e.item.kind === 'tool_call' ? [e.item.content] : []));
+    expect(calls).toEqual([
+      [{ type: 'tool_call', name: 'my_probe_echo', arguments: '{"text":"ping"}', call_id: 'call_1' }, { type: 'json', json: { mcp_server: 'my.probe', tool: 'echo' } }],
+      [{ type: 'tool_call', name: 'bash', arguments: '{"command":"ls"}', call_id: 'call_2' }],
+    ]);
+    expect(run([ev(MCP_SERVERS, { servers: 'probe' })]).events[0]).toMatchObject({ type: 'agent.unparsed' });
+  });
+
+  it('MCP servers in the common shape become OpenCode local/remote servers; OpenCode-shaped ones pass as given', () => {
+    expect(mcpConfig({
+      a: { command: 'node', args: ['s.mjs'], env: { K: 'v' } },
+      b: { url: 'http://127.0.0.1:1/mcp', headers: { Authorization: 'x' } },
+      c: { type: 'local', command: ['x'], enabled: false },
+    })).toEqual({
+      a: { type: 'local', command: ['node', 's.mjs'], environment: { K: 'v' }, enabled: true },
+      b: { type: 'remote', url: 'http://127.0.0.1:1/mcp', headers: { Authorization: 'x' }, enabled: true },
+      c: { type: 'local', command: ['x'], enabled: false },
+    });
   });
 
   it('questions: asked, replied and rejected', () => {

@@ -6,6 +6,7 @@
 // sandbox's config dir is seeded so OpenCode installs nothing from the registry.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.js';
 import type { UniversalEvent, UniversalItem } from '../src/schema/events.js';
@@ -96,6 +97,24 @@ describe('opencode e2e: tools and permissions', () => {
     expect(result?.content[0]).toMatchObject({ type: 'tool_result', output: 'hello-from-shell\n' });
     expect(result?.status).toBe('completed');
     expect(textOf(assistantMessages(turn.events).at(-1))).toBe('It printed hello-from-shell.');
+    expectNoUnparsed(await allEvents());
+  });
+
+  it('calls an MCP tool given in the create request (common shape): the server stays visible on the call', async () => {
+    const server = fileURLToPath(new URL('./support/mcp-echo-server.mjs', import.meta.url));
+    await start([[{ call: 'probe_echo', input: { text: 'ping' } }], [{ text: 'The MCP tool answered.' }]], 'bypass', {
+      mcp: { probe: { command: process.execPath, args: [server] } },
+    });
+    const turn = await sendTurn(app!, SID, 'Use the probe.');
+    await expectWellFormedTurn(app!, SID, turn, 'Use the probe.');
+    const offered = JSON.stringify(fake!.requests.map((r) => r.body));
+    expect(offered, 'the model was offered the MCP tool').toContain('probe_echo');
+    const items = completed(turn.events);
+    const call = items.find((i) => i.kind === 'tool_call');
+    expect(call?.content).toContainEqual(expect.objectContaining({ type: 'tool_call', name: 'probe_echo' }));
+    expect(call?.content).toContainEqual({ type: 'json', json: { mcp_server: 'probe', tool: 'echo' } });
+    const result = items.find((i) => i.kind === 'tool_result');
+    expect(JSON.stringify(result?.content)).toContain('echo: ping');
     expectNoUnparsed(await allEvents());
   });
 

@@ -15,7 +15,7 @@ export const opencodeCapabilities: Capabilities = {
   reasoning: true, // reasoning parts, streamed
   commandExecution: true, // the bash tool, its output streamed from metadata.output
   fileChanges: true, // write/edit/patch tools and patch parts as file_ref parts
-  mcpTools: false, // MCP servers reach the config, but no MCP tool call has been tested
+  mcpTools: true, // the create request's MCP servers go into the config; their tools (<server>_<tool>) are tagged with server and tool
   streamingDeltas: true, // message.part.delta
   variants: true, // the session's variant goes with every prompt
   userMessages: false, // the user's message is ignored: the daemon synthesises it (summaries re-send it after the turn)

@@ -32,8 +32,29 @@ export function serverConfig(options: { permissionMode: string; model?: string |
     autoupdate: false,
     share: 'disabled',
     ...(modelRef(options.model) ? { model: options.model } : {}),
-    ...(options.mcp && Object.keys(options.mcp).length > 0 ? { mcp: options.mcp } : {}),
+    ...(options.mcp && Object.keys(options.mcp).length > 0 ? { mcp: mcpConfig(options.mcp) } : {}),
   };
+}
+
+/**
+ * The create request's MCP servers in OpenCode's `mcp` config shape. The common shape other
+ * agents take (`{command, args?, env?}` or `{url, headers?}`) is translated to OpenCode's
+ * `{type: "local", command: [cmd, ...args], environment}` / `{type: "remote", url, headers}`; a
+ * server already in OpenCode's shape (`type` local or remote) is passed as given.
+ */
+export function mcpConfig(mcp: Record<string, Record<string, unknown>>): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(
+    Object.entries(mcp).map(([name, server]) => {
+      if (server.type === 'local' || server.type === 'remote') return [name, server];
+      const strings = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
+      if (typeof server.command === 'string') {
+        const environment = server.env && typeof server.env === 'object' ? { environment: server.env } : {};
+        return [name, { type: 'local', command: [server.command, ...strings(server.args)], ...environment, enabled: true }];
+      }
+      const headers = server.headers && typeof server.headers === 'object' ? { headers: server.headers } : {};
+      return [name, { type: 'remote', url: server.url, ...headers, enabled: true }];
+    }),
+  );
 }
 
 const MIME: Readonly<Record<string, string>> = {

@@ -30,9 +30,11 @@ export interface PartsState {
   readonly partTypes: Readonly<Record<string, string>>;
   /** Tool part id → characters of its output already streamed. */
   readonly outputs: Readonly<Record<string, number>>;
+  /** The session's MCP server names (from the driver): OpenCode names their tools `<server>_<tool>`. */
+  readonly mcpServers: readonly string[];
 }
 
-export const initialParts = (): PartsState => ({ users: {}, messages: {}, partTypes: {}, outputs: {} });
+export const initialParts = (): PartsState => ({ users: {}, messages: {}, partTypes: {}, outputs: {}, mcpServers: [] });
 
 type Out = { parts: PartsState; events: Draft[] };
 const EMPTY: OpenMessage = { texts: {}, files: [], completed: false };
@@ -137,7 +139,7 @@ function tool(s: PartsState, part: ToolPart): [PartsState, Draft[]] {
   const { id, messageID, callID, state } = part;
   const args = JSON.stringify(state.input);
   const call = (content: ContentPart[], status: DraftItem['status']): DraftItem => ({ key: id, native_item_id: id, parent_key: messageID, kind: 'tool_call', role: 'assistant', content, status });
-  const callParts: ContentPart[] = [{ type: 'tool_call', name: part.tool, arguments: args, call_id: callID }, ...fileRefs(part)];
+  const callParts: ContentPart[] = [{ type: 'tool_call', name: part.tool, arguments: args, call_id: callID }, ...mcpTag(s.mcpServers, part.tool), ...fileRefs(part)];
   const resultKey = `result:${id}`;
   const result = (content: ContentPart[], status: DraftItem['status']): DraftItem => ({ key: resultKey, native_item_id: null, parent_key: messageID, kind: 'tool_result', role: 'tool', content, status });
   if (state.status === 'pending') return [s, [{ type: 'item.started', item: call([], 'in_progress') }]];
@@ -161,6 +163,16 @@ function tool(s: PartsState, part: ToolPart): [PartsState, Draft[]] {
   events.push({ type: 'item.completed', item: result(content, failed ? 'failed' : 'completed') });
   const { [id]: _dropped, ...rest } = outputs;
   return [{ ...s, outputs: rest }, events];
+}
+
+/** `{mcp_server, tool}` when the tool is one of the session's MCP servers' (OpenCode's key is the
+ *  server and tool names with anything but [A-Za-z0-9_-] replaced by `_`, joined by `_`). */
+function mcpTag(servers: readonly string[], name: string): ContentPart[] {
+  for (const server of servers) {
+    const prefix = `${server.replace(/[^a-zA-Z0-9_-]/g, '_')}_`;
+    if (name.startsWith(prefix) && name.length > prefix.length) return [{ type: 'json', json: { mcp_server: server, tool: name.slice(prefix.length) } }];
+  }
+  return [];
 }
 
 /** A FilePart: an `image` part for image types (a read of a picture, a generated image), else a

@@ -50,6 +50,10 @@ const initial = (): OpencodeState => ({ parts: initialParts(), permissions: {}, 
  *  GET /session/{id}, as `{type, properties: {sessionID, info}}`), since no session.created comes. */
 export const RESUMED = 'agentwire.session.resumed';
 
+/** Not an OpenCode event either: the driver names the session's MCP servers (`{servers: [...]}`)
+ *  before anything else, so their tool calls can be tagged with server and tool. */
+export const MCP_SERVERS = 'agentwire.mcp.servers';
+
 /** Event types dropped on purpose, with the reason. */
 export const IGNORED: Readonly<Record<string, string>> = {
   'server.connected': 'first frame of the stream',
@@ -128,6 +132,10 @@ function convertEvent(state: OpencodeState, native: unknown): Out {
       const { id, directory, version, title } = p.data.info;
       const metadata = defined({ directory, version, title, resumed: type === RESUMED ? true : undefined });
       return { state, events: [{ type: 'session.started', native_session_id: id, data: { metadata } }] };
+    }
+    case MCP_SERVERS: {
+      const servers = isStringArray((properties as { servers?: unknown } | undefined)?.servers);
+      return servers ? { state: { ...state, parts: { ...state.parts, mcpServers: servers } }, events: [] } : bad();
     }
     case 'session.deleted':
       return { state, events: [{ type: 'session.ended', data: { reason: 'completed', terminated_by: 'agent' } }] };
@@ -229,3 +237,7 @@ function asRecord(value: unknown): Record<string, unknown> {
 }
 
 export const unparsed = (error: string, native: unknown): Draft => unparsedDraft(LOCATION, error, native);
+
+function isStringArray(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
+}

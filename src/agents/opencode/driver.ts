@@ -20,7 +20,7 @@ import type { ProcessLimits } from '../process-options.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions } from '../types.js';
 import { opencodeCapabilities } from './capabilities.js';
 import { modelRef, promptParts, serverConfig } from './config.js';
-import { opencodeConverter, RESUMED } from './convert.js';
+import { MCP_SERVERS, opencodeConverter, RESUMED } from './convert.js';
 import { callJson } from './http.js';
 import { listModels, listModes } from './queries.js';
 import { SessionRouter } from './route.js';
@@ -110,6 +110,7 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
       },
       timeout,
     );
+    if (options.mcp && Object.keys(options.mcp).length > 0) sink.native({ type: MCP_SERVERS, properties: { servers: Object.keys(options.mcp) } });
     if (options.nativeSessionId) {
       // Resume: the session is in OpenCode's storage (under the user's data dir). No
       // session.created comes for it; its GET answer starts the session instead (RESUMED).
