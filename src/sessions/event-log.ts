@@ -8,29 +8,24 @@
 import type { PendingEvent, UniversalEvent } from '../schema/events.js';
 import { eventsEvicted, offsetAhead } from '../errors.js';
 import type { Clock, IdGenerator } from '../util/deps.js';
+import { EventStore } from './event-store.js';
 
 export interface EventLogLimits {
   maxEvents: number;
   maxBytes: number;
 }
 
-/**
- * One stored event, kept only as JSON: the envelope with `raw: null`, and the raw payload beside it,
- * so a poll or stream without include_raw never serializes anything twice, and memory is one
- * string per event rather than an object graph plus its serialization.
+/*
+ * Each event is stored once, serialized: the envelope with `raw: null`, and the raw payload beside
+ * it, so a poll or stream without include_raw never serializes anything twice. The bytes live off
+ * the JS heap (event-store.ts), where the GC never copies or marks them.
  */
-interface Entry {
-  json: string;
-  rawJson: string;
-  bytes: number;
-}
 
 export type LogListener = (event: UniversalEvent) => void;
 
 export class EventLog {
-  /** entries[head] holds `firstSequence`; slots before head are evicted and compacted lazily. */
-  private entries: Entry[] = [];
-  private head = 0;
+  /** Its oldest event has sequence `firstSequence`. */
+  private readonly store = new EventStore();
   private firstSequence = 1;
   private bytes = 0;
   private nativeSessionId: string | null = null;
@@ -59,7 +54,7 @@ export class EventLog {
   }
 
   private get count(): number {
-    return this.entries.length - this.head;
+    return this.store.count;
   }
 
   get currentNativeSessionId(): string | null {
@@ -81,10 +76,8 @@ export class EventLog {
       raw: null,
     } as UniversalEvent;
     const json = serializeEnvelope(event);
-    const rawJson = raw === null || raw === undefined ? 'null' : safeJson(raw);
-    const entry: Entry = { json, rawJson, bytes: json.length + rawJson.length };
-    this.entries.push(entry);
-    this.bytes += entry.bytes;
+    const rawJson = raw === null || raw === undefined ? null : safeJson(raw);
+    this.bytes += this.store.push(json, rawJson === 'null' ? null : rawJson);
     this.evict();
     for (const listener of this.listeners) listener(event);
     return event;
@@ -100,7 +93,12 @@ export class EventLog {
 
   /** The serialized events for SSE/NDJSON/poll, with or without raw, without re-serializing. */
   readJson(after: number, limit: number, includeRaw: boolean): string[] {
-    return this.slice(after, limit).map((e) => (includeRaw ? withRaw(e) : e.json));
+    this.assertAvailable(after);
+    const start = Math.max(0, after + 1 - this.firstSequence);
+    const end = Math.min(this.count, start + limit);
+    const out: string[] = [];
+    for (let i = start; i < end; i++) out.push(this.store.json(i, includeRaw));
+    return out;
   }
 
   /**
@@ -131,35 +129,15 @@ export class EventLog {
     for (const onClose of pending) onClose();
   }
 
-  private slice(after: number, limit: number): Entry[] {
-    this.assertAvailable(after);
-    const start = this.head + Math.max(0, after + 1 - this.firstSequence);
-    const end = limit === Infinity ? this.entries.length : Math.min(this.entries.length, start + limit);
-    return this.entries.slice(start, end);
-  }
-
   private evict(): void {
     // Always keep the newest event, even if it alone is over the byte budget: a log that cannot
     // hold its last event would lose it without anyone being able to notice.
     while (this.count > 1 && (this.count > this.limits.maxEvents || this.bytes > this.limits.maxBytes)) {
-      this.bytes -= this.entries[this.head]!.bytes;
-      this.head++;
+      this.bytes -= this.store.shift();
       this.firstSequence++;
       this.evictedCount++;
     }
-    // Evicting from the front one by one is O(1); the dead prefix is dropped once it is half the
-    // array, so memory stays proportional to what is held and the copy cost is amortised.
-    if (this.head > 1024 && this.head * 2 > this.entries.length) {
-      this.entries = this.entries.slice(this.head);
-      this.head = 0;
-    }
   }
-}
-
-function withRaw(entry: Entry): string {
-  if (entry.rawJson === 'null') return entry.json;
-  // The envelope always ends with `"raw":null}`: splice the raw JSON in rather than re-stringify.
-  return entry.json.slice(0, -'null}'.length) + entry.rawJson + '}';
 }
 
 function safeJson(value: unknown): string {

@@ -1,0 +1,109 @@
+// The bytes of a session's events, kept off the JS heap. Every event the log holds survives every
+// young-generation GC until it is evicted, so storing each as JS strings (its envelope JSON and its
+// raw payload) made every scavenge copy the events appended since the last one and every major GC
+// mark all of them: at 50 000 events/s that was 3–9 ms pauses every ~20 ms, the daemon's latency
+// tail (docs/performance.md). Here an event is UTF-8 bytes in large Buffers (memory the GC neither
+// copies nor marks) and four numbers in typed-array columns; the only JS objects are the segments.
+//
+// Entries are a FIFO: pushed at the end, shifted from the front (eviction). Segments grow from 16
+// KiB to 1 MiB so a small session stays small; one that is no longer referenced is released.
+
+const FIRST_SEGMENT = 16 * 1024;
+const MAX_SEGMENT = 1024 * 1024;
+const NO_RAW = -1;
+/** Every envelope ends with `"raw":null}`; with raw, its payload replaces the `null`. */
+const RAW_TAIL = 'null}'.length;
+
+export class EventStore {
+  /** Segments by id - segmentBase; ids only grow. */
+  private segments: Buffer[] = [];
+  private segmentBase = 0;
+  private used = 0;
+  /** Index columns, a ring of `capacity` (a power of two) slots starting at `head`. */
+  private capacity = 1024;
+  private segmentOf = new Int32Array(this.capacity);
+  private offsetOf = new Int32Array(this.capacity);
+  private jsonLength = new Int32Array(this.capacity);
+  private rawLength = new Int32Array(this.capacity);
+  private head = 0;
+  private held = 0;
+
+  get count(): number {
+    return this.held;
+  }
+
+  /** Stores one event; returns the bytes it takes. `raw` null: the event has no raw payload. */
+  push(json: string, raw: string | null): number {
+    const jsonBytes = Buffer.byteLength(json);
+    const rawBytes = raw === null ? 0 : Buffer.byteLength(raw);
+    const { segment, id } = this.room(jsonBytes + rawBytes);
+    const offset = this.used;
+    segment.write(json, offset, 'utf8');
+    if (raw !== null) segment.write(raw, offset + jsonBytes, 'utf8');
+    this.used += jsonBytes + rawBytes;
+    if (this.held === this.capacity) this.grow();
+    const slot = (this.head + this.held) & (this.capacity - 1);
+    this.segmentOf[slot] = id;
+    this.offsetOf[slot] = offset;
+    this.jsonLength[slot] = jsonBytes;
+    this.rawLength[slot] = raw === null ? NO_RAW : rawBytes;
+    this.held++;
+    return jsonBytes + rawBytes;
+  }
+
+  /** Drops the oldest event; returns the bytes it took. */
+  shift(): number {
+    const slot = this.head;
+    const bytes = this.jsonLength[slot]! + Math.max(0, this.rawLength[slot]!);
+    this.head = (this.head + 1) & (this.capacity - 1);
+    this.held--;
+    // Segments before the new oldest event's are no longer referenced (the newest one never is
+    // released: it is still being written).
+    const keepFrom = this.held > 0 ? this.segmentOf[this.head]! : this.segmentBase + this.segments.length - 1;
+    while (this.segmentBase < keepFrom) {
+      this.segments.shift();
+      this.segmentBase++;
+    }
+    return bytes;
+  }
+
+  /** The i-th held event's envelope JSON (0 is the oldest), with its raw payload spliced in if asked. */
+  json(i: number, withRaw: boolean): string {
+    const slot = (this.head + i) & (this.capacity - 1);
+    const segment = this.segments[this.segmentOf[slot]! - this.segmentBase]!;
+    const offset = this.offsetOf[slot]!;
+    const jsonBytes = this.jsonLength[slot]!;
+    const rawBytes = this.rawLength[slot]!;
+    if (!withRaw || rawBytes === NO_RAW) return segment.toString('utf8', offset, offset + jsonBytes);
+    const envelope = segment.toString('utf8', offset, offset + jsonBytes - RAW_TAIL);
+    return `${envelope}${segment.toString('utf8', offset + jsonBytes, offset + jsonBytes + rawBytes)}}`;
+  }
+
+  /** A segment with `bytes` free at `used`: the current one, else a new, larger one. */
+  private room(bytes: number): { segment: Buffer; id: number } {
+    let segment = this.segments.at(-1);
+    if (!segment || segment.length - this.used < bytes) {
+      const size = Math.max(bytes, Math.min(MAX_SEGMENT, segment ? segment.length * 2 : FIRST_SEGMENT));
+      // allocUnsafeSlow: a segment of its own, not a slice of Node's shared pool.
+      segment = Buffer.allocUnsafeSlow(size);
+      this.segments.push(segment);
+      this.used = 0;
+    }
+    return { segment, id: this.segmentBase + this.segments.length - 1 };
+  }
+
+  private grow(): void {
+    const capacity = this.capacity * 2;
+    const reorder = (old: Int32Array): Int32Array<ArrayBuffer> => {
+      const next = new Int32Array(capacity);
+      for (let i = 0; i < this.held; i++) next[i] = old[(this.head + i) & (this.capacity - 1)]!;
+      return next;
+    };
+    this.segmentOf = reorder(this.segmentOf);
+    this.offsetOf = reorder(this.offsetOf);
+    this.jsonLength = reorder(this.jsonLength);
+    this.rawLength = reorder(this.rawLength);
+    this.capacity = capacity;
+    this.head = 0;
+  }
+}
