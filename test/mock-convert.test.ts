@@ -1,3 +1,4 @@
+import { guardedConverter } from '../src/agents/unparsed.js';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Draft } from '../src/agents/types.js';
@@ -274,5 +275,21 @@ describe('mockConverter', () => {
     cyclic.self = cyclic;
     const { events } = convert([cyclic, undefined, null, [1], 10n]);
     expect(events.map((e) => e.type)).toEqual(Array(5).fill('agent.unparsed'));
+  });
+});
+
+describe('guardedConverter (every converter is built with it)', () => {
+  it('turns a throwing step into one agent.unparsed and keeps the state from before', () => {
+    const converter = guardedConverter('test.convert', () => ({ n: 1 }), (_state, native) => {
+      if (native === 'boom') throw new Error('bug');
+      return { state: { n: 2 }, events: [] };
+    });
+    const before = converter.initial();
+    const out = converter.convert(before, 'boom');
+    expect(out.state).toBe(before);
+    expect(out.events).toEqual([
+      { type: 'agent.unparsed', source: 'daemon', synthetic: true, data: { error: 'converter failure: Error: bug', location: 'test.convert', raw_hash: expect.stringMatching(/^[0-9a-f]{16}$/) } },
+    ]);
+    expect(converter.convert(before, 'fine')).toEqual({ state: { n: 2 }, events: [] });
   });
 });

@@ -2,7 +2,7 @@
 // `agent.unparsed` draft naming the converter and a short reason, with a hash of the raw input so
 // repeated garbage can be recognised without storing it in the event.
 import { createHash } from 'node:crypto';
-import type { Draft } from './types.js';
+import type { Converter, Draft } from './types.js';
 
 export function unparsedDraft(location: string, error: string, native: unknown): Draft {
   const hash = rawHash(native);
@@ -32,4 +32,22 @@ export function summariseIssues(issues: readonly { code: string; path: readonly 
     .map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`)
     .join('; ');
   return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
+
+/**
+ * A converter from its initial state and its step function, guarded so that it never throws
+ * (design rule 1): a bug in the step becomes one `agent.unparsed` for that input, and the state
+ * before it is kept.
+ */
+export function guardedConverter<S>(location: string, initial: () => S, step: (state: S, native: unknown) => { state: S; events: Draft[] }): Converter<S> {
+  return {
+    initial,
+    convert(state, native) {
+      try {
+        return step(state, native);
+      } catch (err) {
+        return { state, events: [unparsedDraft(location, `converter failure: ${String(err)}`, native)] };
+      }
+    },
+  };
 }

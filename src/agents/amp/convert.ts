@@ -4,7 +4,7 @@
 // assistant line is a whole message (Amp does not stream): it completes at once, and the normalizer
 // adds the one full-text delta.
 import type { ContentPart } from '../../schema/events.js';
-import { summariseIssues, unparsedDraft } from '../unparsed.js';
+import { summariseIssues, unparsedDraft, guardedConverter } from '../unparsed.js';
 import type { Converter, Draft, DraftItem } from '../types.js';
 import { toolCallItem, toolRef, toolResultItem, type ToolRef } from './convert-tools.js';
 import { AmpOut, AssistantBlock, ToolResultBlock } from './native.js';
@@ -22,16 +22,7 @@ type LineOf<K extends AmpOut['type']> = Extract<AmpOut, { type: K }>;
 const LOCATION = 'amp.convert';
 const unparsed = (error: string, native: unknown): Draft => unparsedDraft(LOCATION, error, native);
 
-export const ampConverter: Converter<AmpState> = {
-  initial: () => ({ messages: 0, tools: {} }),
-  convert(state, native) {
-    try {
-      return convertLine(state, native);
-    } catch (err) {
-      return { state, events: [unparsed(`converter failure: ${String(err)}`, native)] };
-    }
-  },
-};
+export const ampConverter: Converter<AmpState> = guardedConverter(LOCATION, () => ({ messages: 0, tools: {} }), convertLine);
 
 function convertLine(state: AmpState, native: unknown): Out {
   if (typeof native === 'string') return { state, events: [unparsed('not JSON', native)] };

@@ -3,9 +3,10 @@
 // text together), a tool_call item is its tool_use id, a tool_result item `result:<tool_use id>`.
 // A response streams as stream_event lines (message_start … message_stop) with one `assistant` line
 // per content block in between; the message completes at message_stop with its non-tool blocks.
+import { guardedConverter } from '../unparsed.js';
 import type { ContentPart } from '../../schema/events.js';
 import type { Converter, Draft, DraftItem } from '../types.js';
-import { messagePart, summarise, toolCallItem, toolRef, toolResultItem, toolUse, unparsed, type ToolRef } from './convert-blocks.js';
+import { LOCATION, messagePart, summarise, toolCallItem, toolRef, toolResultItem, toolUse, unparsed, type ToolRef } from './convert-blocks.js';
 import { questionOrPermission } from './convert-hitl.js';
 import { ClaudeOut, StreamEvent, SystemInit } from './native.js';
 
@@ -25,17 +26,7 @@ type LineOf<K extends ClaudeOut['type']> = Extract<ClaudeOut, { type: K }>;
 
 const initial = (): ClaudeState => ({ current: null, open: {}, tools: {}, statuses: 0 });
 
-export const claudeConverter: Converter<ClaudeState> = {
-  initial,
-  convert(state, native) {
-    try {
-      return convertLine(state, native);
-    } catch (err) {
-      // Only reachable through a bug here; the contract says a converter never throws.
-      return { state, events: [unparsed(`converter failure: ${String(err)}`, native)] };
-    }
-  },
-};
+export const claudeConverter: Converter<ClaudeState> = guardedConverter(LOCATION, initial, convertLine);
 
 function convertLine(state: ClaudeState, native: unknown): Out {
   if (typeof native === 'string') return { state, events: [unparsed('not JSON', native)] };

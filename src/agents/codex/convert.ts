@@ -3,7 +3,7 @@
 // (`method` + `id`: approvals and user input, convert-hitl.ts) and responses to our own requests
 // (`id`, no `method`: only the thread/start answer means anything here). Items: convert-items.ts.
 import type { Converter, Draft, DraftItem } from '../types.js';
-import { unparsedDraft } from '../unparsed.js';
+import { unparsedDraft, guardedConverter } from '../unparsed.js';
 import { serverRequest } from './convert-hitl.js';
 import { convertItem, parentOf } from './convert-items.js';
 import {
@@ -85,17 +85,7 @@ const STATUS: Readonly<Record<string, (p: Record<string, unknown>) => string>> =
   'thread/compacted': () => 'context compacted',
 };
 
-export const codexConverter: Converter<CodexState> = {
-  initial,
-  convert(state, native) {
-    try {
-      return convertMessage(state, native);
-    } catch (err) {
-      // Only reachable through a bug here; the contract says a converter never throws.
-      return { state, events: [unparsed(`converter failure: ${String(err)}`, native)] };
-    }
-  },
-};
+export const codexConverter: Converter<CodexState> = guardedConverter(LOCATION, initial, convertMessage);
 
 function convertMessage(state: CodexState, native: unknown): Out {
   if (typeof native === 'string') return { state, events: [unparsed('not JSON', native)] };

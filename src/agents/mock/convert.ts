@@ -2,7 +2,7 @@
 // role of each message that has started and not yet ended, which is what a `text` line lacks.
 import type { ContentPart } from '../../schema/events.js';
 import type { Converter, Draft, DraftItem } from '../types.js';
-import { summariseIssues, unparsedDraft } from '../unparsed.js';
+import { summariseIssues, unparsedDraft, guardedConverter } from '../unparsed.js';
 import { MockOut, type MockPart } from './native.js';
 
 type Role = 'assistant' | 'system';
@@ -14,17 +14,7 @@ export interface MockState {
 
 const LOCATION = 'mock.convert';
 
-export const mockConverter: Converter<MockState> = {
-  initial: () => ({ open: {} }),
-  convert(state, native) {
-    try {
-      return convertLine(state, native);
-    } catch (err) {
-      // Only reachable through a bug here; the contract says a converter never throws.
-      return { state, events: [unparsed(`converter failure: ${String(err)}`, native)] };
-    }
-  },
-};
+export const mockConverter: Converter<MockState> = guardedConverter(LOCATION, () => ({ open: {} }), convertLine);
 
 function convertLine(state: MockState, native: unknown): { state: MockState; events: Draft[] } {
   if (typeof native === 'string') return { state, events: [unparsed('not JSON', native)] };

@@ -8,7 +8,7 @@
 // busy comes several times a turn); `session.idle` ends it, once (it follows `session.status` idle).
 import type { PermissionEventData, QuestionEventData } from '../../schema/events.js';
 import type { Converter, Draft, DraftItem } from '../types.js';
-import { unparsedDraft } from '../unparsed.js';
+import { unparsedDraft, guardedConverter } from '../unparsed.js';
 import { complete, initialParts, messageUpdated, openMessages, partDelta, partUpdated, type PartsState } from './convert-parts.js';
 import {
   Envelope,
@@ -106,16 +106,7 @@ export const IGNORED: Readonly<Record<string, string>> = {
 /** The experimental event system (`session.next.*`, off unless OPENCODE_EXPERIMENTAL_EVENT_SYSTEM) repeats the v1 events. */
 const IGNORED_PREFIX = 'session.next.';
 
-export const opencodeConverter: Converter<OpencodeState> = {
-  initial,
-  convert(state, native) {
-    try {
-      return convertEvent(state, native);
-    } catch (err) {
-      return { state, events: [unparsed(`converter failure: ${String(err)}`, native)] };
-    }
-  },
-};
+export const opencodeConverter: Converter<OpencodeState> = guardedConverter(LOCATION, initial, convertEvent);
 
 function convertEvent(state: OpencodeState, native: unknown): Out {
   if (typeof native === 'string') return { state, events: [unparsed('not JSON', native)] };
