@@ -372,6 +372,29 @@ describe('opencode e2e: questions, modes, models', () => {
     expectNoUnparsed(await allEvents());
   });
 
+  it("a variant selects one the model defines (its options reach the model request); one it lacks is a 400 naming the valid ones", async () => {
+    sandbox = makeSandbox('opencode-e2e');
+    fake = await startFakeModel({ scenario: [[{ text: 'Thought hard.' }]] });
+    seedConfigDir(sandbox);
+    const config = opencodeConfig(fake) as { provider: Record<string, { models: Record<string, Record<string, unknown>> }> };
+    config.provider.fake!.models['fake-model']!.variants = { deep: { reasoningEffort: 'high' } };
+    const configPath = join(sandbox.root, 'opencode.json');
+    writeFileSync(configPath, JSON.stringify(config));
+    const env = { ...sandbox.env, OPENCODE_CONFIG: configPath, OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1', npm_config_offline: 'true' };
+    // The daemon asks OpenCode for the model's variants in its own environment: the sandbox's here.
+    app = await makeApp({ baseDir: sandbox.work, agentEnv: { env: { ...process.env, ...env } } });
+    const bad = await post(app, '/v1/sessions/bad-variant', { agent: 'opencode', cwd: sandbox.work, env, permissionMode: 'bypass', variant: 'extreme' });
+    expect(bad.statusCode, bad.body).toBe(400);
+    expect(bad.json()).toMatchObject({ field: 'variant', valid: ['deep'], model: 'fake/fake-model' });
+    const res = await post(app, `/v1/sessions/${SID}`, { agent: 'opencode', cwd: sandbox.work, env, permissionMode: 'bypass', variant: 'deep' });
+    expect(res.statusCode, res.body).toBe(200);
+    const turn = await sendTurn(app, SID, 'Think about it.');
+    await expectWellFormedTurn(app, SID, turn, 'Think about it.');
+    const asked = fake.requests.filter((r) => r.path.endsWith('/chat/completions') && JSON.stringify(r.body).includes('Think about it.'));
+    expect(asked.at(-1)?.body).toMatchObject({ reasoning_effort: 'high' });
+    expectNoUnparsed(await allEvents());
+  });
+
   it('lists models and modes from a short-lived server, and leaves nothing running', async () => {
     sandbox = makeSandbox('opencode-e2e');
     fake = await startFakeModel({ scenario: [[{ text: 'unused' }]] });

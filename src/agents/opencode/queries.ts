@@ -1,6 +1,6 @@
 // What a server offers, asked of a short-lived `opencode serve` started with the daemon's
 // environment in an empty temporary directory (so no project config applies), killed afterwards:
-// models from GET /config/providers, agents (modes) from GET /agent.
+// models from GET /config/providers (the default: GET /config's `model`), agents (modes) from GET /agent.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +27,12 @@ async function withServer<T>(locate: () => Promise<string>, limits: ProcessLimit
 export async function listModels(locate: () => Promise<string>, limits: ProcessLimits, ctx: QueryContext): Promise<ModelList> {
   return withServer(locate, limits, ctx, async (url) => {
     const { json } = await callJson(url, 'GET', '/config/providers', undefined, ctx.timeoutMs);
-    return modelsOf(json);
+    // The model a session gets without one is the config's `model`; /config/providers only has
+    // each provider's own default.
+    const config = await callJson(url, 'GET', '/config', undefined, ctx.timeoutMs);
+    const configured = isObject(config.json) && typeof config.json.model === 'string' ? config.json.model : undefined;
+    const list = modelsOf(json);
+    return configured ? { ...list, defaultModel: configured } : list;
   });
 }
 
