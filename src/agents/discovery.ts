@@ -177,6 +177,27 @@ export async function findAgentExecutable(
   return undefined;
 }
 
+/**
+ * A driver's locator: resolves the agent's executable when a session starts (findAgentExecutable),
+ * or throws `agent_not_available` saying what is wrong and how to install it. `title` is the
+ * agent's name for people ("Claude Code").
+ */
+export function agentLocator(
+  id: InstallableAgentId,
+  title: string,
+  config: Partial<Pick<Config, 'agentsDir' | CatalogEntry['binOption']>>,
+  env: NodeJS.ProcessEnv,
+): () => Promise<string> {
+  return async () => {
+    const found = await findAgentExecutable(id, { config, env });
+    if (!found || found.missing) {
+      const where = found?.missing ? `--${id}-bin ${found.path} is not an executable file` : `no ${id} executable in the agents dir or on PATH`;
+      throw new ApiError('agent_not_available', `${title} is not installed (${where}). Run \`agentwire install-agent ${id}\`.`, { agent: id });
+    }
+    return found.path;
+  };
+}
+
 /** The pinned version's install, else the highest other complete one. */
 async function fromAgentsDir(id: InstallableAgentId, agentsDir: string) {
   const pinned = await resolveInstalled({ agent: id, dir: agentsDir });

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Config } from '../../config.js';
 import { ApiError } from '../../errors.js';
 import { ChildProcess, type ChildExit } from '../../process/spawn.js';
-import { findAgentExecutable } from '../discovery.js';
+import { agentLocator } from '../discovery.js';
 import { parseNativeLine, type ProcessLimits, processSpawnOptions } from '../process-options.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions, TurnInput } from '../types.js';
 import { ampCapabilities } from './capabilities.js';
@@ -47,14 +47,7 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export type LocateAmp = () => Promise<string>;
 
 export function ampLocator(config: Partial<Pick<Config, 'agentsDir' | 'ampBin'>> = {}, env: NodeJS.ProcessEnv = process.env): LocateAmp {
-  return async () => {
-    const found = await findAgentExecutable('amp', { config, env });
-    if (!found || found.missing) {
-      const where = found?.missing ? `--amp-bin ${found.path} is not an executable file` : 'no amp executable in the agents dir or on PATH';
-      throw new ApiError('agent_not_available', `Amp is not installed (${where}). Run \`agentwire install-agent amp\`.`, { agent: 'amp' });
-    }
-    return found.path;
-  };
+  return agentLocator('amp', 'Amp', config, env);
 }
 
 export function createAmpDriver(limits: ProcessLimits, locate: LocateAmp = ampLocator(), daemonEnv: NodeJS.ProcessEnv = process.env): AgentDriver {

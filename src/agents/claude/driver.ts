@@ -13,7 +13,7 @@ import type { Config } from '../../config.js';
 import { ApiError } from '../../errors.js';
 import { ChildProcess } from '../../process/spawn.js';
 import type { Attachment, PermissionReply } from '../../schema/api.js';
-import { findAgentExecutable } from '../discovery.js';
+import { agentLocator } from '../discovery.js';
 import { parseNativeLine, type ProcessLimits, processSpawnOptions } from '../process-options.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions, TurnInput } from '../types.js';
 import { claudeCapabilities } from './capabilities.js';
@@ -54,16 +54,7 @@ export type LocateClaude = () => Promise<string>;
 
 /** The default locator: --claude-bin, the agents dir's install, PATH (src/agents/discovery.ts). */
 export function claudeLocator(config: Partial<Pick<Config, 'agentsDir' | 'claudeBin'>> = {}, env: NodeJS.ProcessEnv = process.env): LocateClaude {
-  return async () => {
-    const found = await findAgentExecutable('claude', { config, env });
-    if (!found || found.missing) {
-      const where = found?.missing ? `--claude-bin ${found.path} is not an executable file` : 'no claude executable in the agents dir or on PATH';
-      throw new ApiError('agent_not_available', `Claude Code is not installed (${where}). Run \`agentwire install-agent claude\`.`, {
-        agent: 'claude',
-      });
-    }
-    return found.path;
-  };
+  return agentLocator('claude', 'Claude Code', config, env);
 }
 
 export function createClaudeDriver(limits: ProcessLimits, locate: LocateClaude = claudeLocator()): AgentDriver {

@@ -25,7 +25,7 @@ import type { Config } from '../../config.js';
 import { ApiError } from '../../errors.js';
 import type { ChildProcess } from '../../process/spawn.js';
 import type { PermissionReply } from '../../schema/api.js';
-import { findAgentExecutable } from '../discovery.js';
+import { agentLocator } from '../discovery.js';
 import { processSpawnOptions, type ProcessLimits } from '../process-options.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions } from '../types.js';
 import { codexCapabilities } from './capabilities.js';
@@ -46,14 +46,7 @@ export type LocateCodex = () => Promise<string>;
 
 /** The default locator: --codex-bin, the agents dir's install, PATH (src/agents/discovery.ts). */
 export function codexLocator(config: Partial<Pick<Config, 'agentsDir' | 'codexBin'>> = {}, env: NodeJS.ProcessEnv = process.env): LocateCodex {
-  return async () => {
-    const found = await findAgentExecutable('codex', { config, env });
-    if (!found || found.missing) {
-      const where = found?.missing ? `--codex-bin ${found.path} is not an executable file` : 'no codex executable in the agents dir or on PATH';
-      throw new ApiError('agent_not_available', `Codex is not installed (${where}). Run \`agentwire install-agent codex\`.`, { agent: 'codex' });
-    }
-    return found.path;
-  };
+  return agentLocator('codex', 'Codex', config, env);
 }
 
 export function createCodexDriver(limits: ProcessLimits, locate: LocateCodex = codexLocator(), onQuerySpawn?: (pid: number | undefined) => void): AgentDriver {

@@ -15,7 +15,7 @@
 // lives, the process is killed and its exit reported as a crash, so a session never hangs on it.
 import { ApiError } from '../../errors.js';
 import type { Config } from '../../config.js';
-import { findAgentExecutable } from '../discovery.js';
+import { agentLocator } from '../discovery.js';
 import type { ProcessLimits } from '../process-options.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions } from '../types.js';
 import { opencodeCapabilities } from './capabilities.js';
@@ -30,14 +30,7 @@ import { subscribe } from './sse.js';
 export type LocateOpencode = () => Promise<string>;
 
 export function opencodeLocator(config: Partial<Pick<Config, 'agentsDir' | 'opencodeBin'>> = {}, env: NodeJS.ProcessEnv = process.env): LocateOpencode {
-  return async () => {
-    const found = await findAgentExecutable('opencode', { config, env });
-    if (!found || found.missing) {
-      const where = found?.missing ? `--opencode-bin ${found.path} is not an executable file` : 'no opencode executable in the agents dir or on PATH';
-      throw new ApiError('agent_not_available', `OpenCode is not installed (${where}). Run \`agentwire install-agent opencode\`.`, { agent: 'opencode' });
-    }
-    return found.path;
-  };
+  return agentLocator('opencode', 'OpenCode', config, env);
 }
 
 export function createOpencodeDriver(limits: ProcessLimits, locate: LocateOpencode = opencodeLocator()): AgentDriver {
