@@ -2,7 +2,7 @@
 // works; without the install step the create installs the pinned CLI itself (autoInstall), unless
 // --no-auto-install says not to. Each test starts from an empty agents dir and a PATH without any
 // agent, so only the daemon's own install can be what runs; npm reuses the machine's npm cache.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -12,7 +12,7 @@ import type { AgentInfo } from '../src/schema/api.js';
 import { installCommand } from '../src/install-command.js';
 import { sendTurn } from './e2e-turns.js';
 import { startFakeModel, type FakeModel } from './fake-model/server.js';
-import { codexConfig, FAKE_KEY_ENV } from './harness/codex.js';
+import { codexSessionEnv } from './harness/codex-session.js';
 import { makeSandbox, type Sandbox } from './harness/sandbox.js';
 import { expectProblem } from './http-problems.js';
 import { expectNoUnparsed, makeApp, post } from './helpers.js';
@@ -46,10 +46,7 @@ async function daemon(agentsDir: string, lines: string[], extra: Record<string, 
     agentEnv: { env: { PATH: tempDir('empty-path') }, home: tempDir('home') },
     logStream: { write: (line) => void lines.push(line) },
   });
-  const codexHome = join(sandbox.home, '.codex');
-  mkdirSync(codexHome, { recursive: true });
-  writeFileSync(join(codexHome, 'config.toml'), codexConfig(fake));
-  return { ...sandbox.env, CODEX_HOME: codexHome, [FAKE_KEY_ENV]: 'sk-agentwire-fake' };
+  return codexSessionEnv(sandbox, fake);
 }
 
 async function codexInfo(): Promise<AgentInfo> {
