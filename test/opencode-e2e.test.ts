@@ -33,6 +33,15 @@ afterEach(async () => {
 type Scenario = Parameters<typeof startFakeModel>[0] extends infer O ? (O extends { scenario?: infer S } ? S : never) : never;
 type Mode = 'default' | 'bypass' | 'plan' | 'acceptEdits';
 
+/** The env of a session whose OpenCode reads `configPath` and fetches nothing. */
+const sessionEnv = (sandbox: Sandbox, configPath: string) => ({
+  ...sandbox.env,
+  OPENCODE_CONFIG: configPath,
+  OPENCODE_DISABLE_MODELS_FETCH: '1',
+  OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+  npm_config_offline: 'true',
+});
+
 /** A daemon with one opencode session against a fake model answering `scenario`. */
 async function start(scenario: Scenario, permissionMode: Mode = 'bypass', extra: Record<string, unknown> = {}) {
   sandbox = makeSandbox('opencode-e2e');
@@ -41,7 +50,7 @@ async function start(scenario: Scenario, permissionMode: Mode = 'bypass', extra:
   seedConfigDir(sandbox);
   const configPath = join(sandbox.root, 'opencode.json');
   writeFileSync(configPath, JSON.stringify(opencodeConfig(fake)));
-  const env = { ...sandbox.env, OPENCODE_CONFIG: configPath, OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1', npm_config_offline: 'true' };
+  const env = sessionEnv(sandbox, configPath);
   const res = await post(app, `/v1/sessions/${SID}`, { agent: 'opencode', cwd: sandbox.work, env, permissionMode, ...extra });
   expect(res.statusCode, res.body).toBe(200);
   return { app, sandbox, fake, env };
@@ -380,7 +389,7 @@ describe('opencode e2e: questions, modes, models', () => {
     config.provider.fake!.models['fake-model']!.variants = { deep: { reasoningEffort: 'high' } };
     const configPath = join(sandbox.root, 'opencode.json');
     writeFileSync(configPath, JSON.stringify(config));
-    const env = { ...sandbox.env, OPENCODE_CONFIG: configPath, OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1', npm_config_offline: 'true' };
+    const env = sessionEnv(sandbox, configPath);
     // The daemon asks OpenCode for the model's variants in its own environment: the sandbox's here.
     app = await makeApp({ baseDir: sandbox.work, agentEnv: { env: { ...process.env, ...env } } });
     const bad = await post(app, '/v1/sessions/bad-variant', { agent: 'opencode', cwd: sandbox.work, env, permissionMode: 'bypass', variant: 'extreme' });
