@@ -63,4 +63,22 @@ describe('EventStore', () => {
     store.push(envelope(1), null);
     expect(all(store)).toEqual([envelope(1)]);
   });
+
+  it('gives each event as bytes (size and copy) exactly as json() gives it as a string', () => {
+    const store = new EventStore();
+    const raw = JSON.stringify({ note: 'ünïcödé ☃ 🎉' });
+    store.push(envelope(1, 'plain'), null);
+    store.push(envelope(2, 'mëhr ☃'), raw);
+    store.push(envelope(3, 'z'.repeat(20_000) + '☃'), JSON.stringify('w'.repeat(30_000))); // measured, not reserved
+    for (let i = 0; i < store.count; i++) {
+      for (const withRaw of [false, true]) {
+        const expected = Buffer.from(store.json(i, withRaw));
+        expect(store.size(i, withRaw)).toBe(expected.length);
+        const target = Buffer.alloc(expected.length + 4, 0x2e);
+        expect(store.copy(i, withRaw, target, 2)).toBe(2 + expected.length);
+        expect(target.subarray(2, 2 + expected.length).equals(expected)).toBe(true);
+        expect(target.toString('latin1', 0, 2) + target.toString('latin1', target.length - 2)).toBe('....');
+      }
+    }
+  });
 });

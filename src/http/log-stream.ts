@@ -3,11 +3,12 @@
 // loop (no gap, no duplicate) and the only backlog is `lastSequence - cursor`, which is bounded: a
 // subscriber that falls `maxLag` events behind is closed with a comment saying where to resume.
 import type { ServerResponse } from 'node:http';
-import { outputFor, wireFrame, type StreamOutput } from './stream-output.js';
+import { rangeFrames, type StreamFormat } from './frames.js';
+import { outputFor, type StreamOutput } from './stream-output.js';
 import type { EventLog } from '../sessions/event-log.js';
 import type { UniversalEvent } from '../schema/events.js';
 
-export type StreamFormat = 'sse' | 'ndjson';
+export type { StreamFormat };
 
 export interface LogStreamOptions {
   format: StreamFormat;
@@ -169,9 +170,8 @@ const ranges = new WeakMap<EventLog, { last: number; frames: Map<string, Buffer>
 
 function rangeFrame(log: EventLog, after: number, to: number, options: LogStreamOptions, chunked: boolean): Buffer {
   const build = () => {
-    const jsons = log.readJson(after, to - after, options.includeRaw);
-    const text = jsons.map((json, i) => frameText(after + 1 + i, json, options)).join('');
-    return wireFrame(Buffer.from(text), chunked);
+    log.assertAvailable(after);
+    return rangeFrames(log, after, to, options.format, options.includeRaw, chunked);
   };
   if (to !== log.lastSequence) return build(); // catching up: nobody else needs this exact range
   let cache = ranges.get(log);
@@ -180,10 +180,6 @@ function rangeFrame(log: EventLog, after: number, to: number, options: LogStream
   let frame = cache.frames.get(key);
   if (!frame) cache.frames.set(key, (frame = build()));
   return frame;
-}
-
-function frameText(sequence: number, json: string, options: Pick<LogStreamOptions, 'format'>): string {
-  return options.format === 'sse' ? `id: ${sequence}\ndata: ${json}\n\n` : `${json}\n`;
 }
 
 /**

@@ -8,6 +8,7 @@
 import type { PendingEvent, UniversalEvent } from '../schema/events.js';
 import { eventsEvicted, offsetAhead } from '../errors.js';
 import type { Clock, IdGenerator } from '../util/deps.js';
+import { EnvelopeWriter } from './envelope.js';
 import { EventStore } from './event-store.js';
 
 export interface EventLogLimits {
@@ -32,13 +33,29 @@ export class EventLog {
   private readonly listeners = new Set<LogListener>();
   private readonly closeListeners = new Set<() => void>();
   private evictedCount = 0;
+  private readonly envelope: EnvelopeWriter;
+  private lastMs = NaN;
+  private lastTime = '';
 
   constructor(
     readonly sessionId: string,
     private readonly limits: EventLogLimits,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.envelope = new EnvelopeWriter(sessionId);
+  }
+
+  /** Events appended in the same millisecond share one ISO string (thousands of events a second). */
+  private time(): string {
+    const now = this.clock.now();
+    const ms = now.getTime();
+    if (ms !== this.lastMs) {
+      this.lastMs = ms;
+      this.lastTime = now.toISOString();
+    }
+    return this.lastTime;
+  }
 
   get lastSequence(): number {
     return this.firstSequence + this.count - 1;
@@ -66,7 +83,7 @@ export class EventLog {
     const event = {
       event_id: this.ids.next('evt'),
       sequence: this.lastSequence + 1,
-      time: this.clock.now().toISOString(),
+      time: this.time(),
       session_id: this.sessionId,
       native_session_id: this.nativeSessionId,
       source: pending.source,
@@ -75,7 +92,7 @@ export class EventLog {
       data: pending.data,
       raw: null,
     } as UniversalEvent;
-    const json = serializeEnvelope(event);
+    const json = this.envelope.serialize(event);
     const rawJson = raw === null || raw === undefined ? null : safeJson(raw);
     this.bytes += this.store.push(json, rawJson === 'null' ? null : rawJson);
     this.evict();
@@ -99,6 +116,19 @@ export class EventLog {
     const out: string[] = [];
     for (let i = start; i < end; i++) out.push(this.store.json(i, includeRaw));
     return out;
+  }
+
+  /** Bytes of event `sequence`'s JSON (as readJson gives it); the caller has checked it is held. */
+  jsonSize(sequence: number, includeRaw: boolean): number {
+    return this.store.size(sequence - this.firstSequence, includeRaw);
+  }
+
+  /**
+   * Copies event `sequence`'s JSON into `target` at `at` without decoding it (frames for many
+   * readers are built from bytes); returns the position after it.
+   */
+  copyJson(sequence: number, includeRaw: boolean, target: Buffer, at: number): number {
+    return this.store.copy(sequence - this.firstSequence, includeRaw, target, at);
   }
 
   /**
@@ -147,22 +177,5 @@ function safeJson(value: unknown): string {
     // Cycles, BigInts or absurd depth: the log must still take the event (String() of such a
     // value can throw too, so no attempt is made to describe it further).
     return '"[unserializable raw payload]"';
-  }
-}
-
-/** The envelope as JSON; if its data cannot be serialized, the event becomes an error saying so. */
-function serializeEnvelope(event: UniversalEvent): string {
-  try {
-    return JSON.stringify(event);
-  } catch (err) {
-    const replaced = {
-      ...event,
-      source: 'daemon',
-      synthetic: true,
-      type: 'error',
-      data: { message: `a ${event.type} event could not be serialized: ${(err as Error).message}`, code: 'unserializable_event' },
-    };
-    Object.assign(event, replaced);
-    return JSON.stringify(replaced);
   }
 }

@@ -11,6 +11,7 @@
 const FIRST_SEGMENT = 16 * 1024;
 const MAX_SEGMENT = 1024 * 1024;
 const NO_RAW = -1;
+const MEASURE_ABOVE = 16 * 1024;
 /** Every envelope ends with `"raw":null}`; with raw, its payload replaces the `null`. */
 const RAW_TAIL = 'null}'.length;
 
@@ -34,12 +35,14 @@ export class EventStore {
 
   /** Stores one event; returns the bytes it takes. `raw` null: the event has no raw payload. */
   push(json: string, raw: string | null): number {
-    const jsonBytes = Buffer.byteLength(json);
-    const rawBytes = raw === null ? 0 : Buffer.byteLength(raw);
-    const { segment, id } = this.room(jsonBytes + rawBytes);
+    // Room for the worst case (3 UTF-8 bytes per UTF-16 unit), so a typical event is encoded once,
+    // straight into the segment, instead of measured first and then written. A large one is
+    // measured: reserving three times its size would strand memory in a segment.
+    const units = json.length + (raw?.length ?? 0);
+    const { segment, id } = this.room(units <= MEASURE_ABOVE ? units * 3 : Buffer.byteLength(json) + (raw === null ? 0 : Buffer.byteLength(raw)));
     const offset = this.used;
-    segment.write(json, offset, 'utf8');
-    if (raw !== null) segment.write(raw, offset + jsonBytes, 'utf8');
+    const jsonBytes = segment.write(json, offset);
+    const rawBytes = raw === null ? 0 : segment.write(raw, offset + jsonBytes);
     this.used += jsonBytes + rawBytes;
     if (this.held === this.capacity) this.grow();
     const slot = (this.head + this.held) & (this.capacity - 1);
@@ -77,6 +80,31 @@ export class EventStore {
     if (!withRaw || rawBytes === NO_RAW) return segment.toString('utf8', offset, offset + jsonBytes);
     const envelope = segment.toString('utf8', offset, offset + jsonBytes - RAW_TAIL);
     return `${envelope}${segment.toString('utf8', offset + jsonBytes, offset + jsonBytes + rawBytes)}}`;
+  }
+
+  /** Bytes of the i-th held event's JSON as `json(i, withRaw)` would give it, without decoding it. */
+  size(i: number, withRaw: boolean): number {
+    const slot = (this.head + i) & (this.capacity - 1);
+    const jsonBytes = this.jsonLength[slot]!;
+    const rawBytes = this.rawLength[slot]!;
+    return !withRaw || rawBytes === NO_RAW ? jsonBytes : jsonBytes - RAW_TAIL + rawBytes + 1;
+  }
+
+  /**
+   * Copies the i-th held event's JSON (as `json(i, withRaw)` would give it) into `target` at `at`,
+   * byte for byte from its segment; returns the position after it.
+   */
+  copy(i: number, withRaw: boolean, target: Buffer, at: number): number {
+    const slot = (this.head + i) & (this.capacity - 1);
+    const segment = this.segments[this.segmentOf[slot]! - this.segmentBase]!;
+    const offset = this.offsetOf[slot]!;
+    const jsonBytes = this.jsonLength[slot]!;
+    const rawBytes = this.rawLength[slot]!;
+    if (!withRaw || rawBytes === NO_RAW) return at + segment.copy(target, at, offset, offset + jsonBytes);
+    at += segment.copy(target, at, offset, offset + jsonBytes - RAW_TAIL);
+    at += segment.copy(target, at, offset + jsonBytes, offset + jsonBytes + rawBytes);
+    target[at] = 0x7d; // the envelope's closing brace
+    return at + 1;
   }
 
   /** A segment with `bytes` free at `used`: the current one, else a new, larger one. */
