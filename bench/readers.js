@@ -2,12 +2,12 @@
 // when every connection is ready and what each one measured. Runs apart from the daemon so the
 // readers do not share its event loop. Connections are raw sockets scanned for the stamped delta
 // (no HTTP parser, no string building): what the bench should measure is the daemon, not us.
-//   argv: <url> <connections> <mode: fanout|throughput> [expectEvents]
+//   argv: <url> <connections> <mode: fanout|throughput>
+// fanout: each connection reports the first stamped delta it gets. throughput: one report per turn.
 import net from 'node:net';
 
-const [url, countArg, mode, expectArg] = process.argv.slice(2);
+const [url, countArg, mode] = process.argv.slice(2);
 const count = Number(countArg);
-const expected = Number(expectArg ?? 0);
 const { hostname, port, pathname, search } = new URL(url);
 const request = `GET ${pathname}${search} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n\r\n`;
 const STAMP = Buffer.from('"delta":"@');
@@ -22,22 +22,39 @@ let lastAt = 0;
 
 const now = () => performance.timeOrigin + performance.now();
 
+/** The number `<digits>[.<digits>]` in `chunk` from `start` up to `end`, read without making a string. */
+function numberAt(chunk, start, end) {
+  let value = 0;
+  let scale = 0;
+  for (let i = start; i < end; i++) {
+    const c = chunk[i];
+    if (c === 46 /* . */) scale = 1;
+    else {
+      value = value * 10 + (c - 48);
+      if (scale) scale *= 10;
+    }
+  }
+  return scale ? value / scale : value;
+}
+
 /** Every stamp in a chunk (throughput mode); a stamp split across chunks is skipped, not misread. */
 function stampsIn(chunk, at, into) {
   for (let i = chunk.indexOf(STAMP); i >= 0; i = chunk.indexOf(STAMP, i + 1)) {
     const end = chunk.indexOf(59 /* ; */, i);
-    if (end > 0) into.push(at - Number(chunk.toString('latin1', i + STAMP.length, end)));
+    if (end > 0) into.push(at - numberAt(chunk, i + STAMP.length, end));
   }
 }
 
-/**
- * Frames in a chunk, counting one split across the previous chunk's end too: the scan covers the
- * previous chunk's last bytes (`carry`), and only matches that end in the new bytes count.
- */
-function countFrames(carry, chunk) {
-  const text = carry.length ? Buffer.concat([carry, chunk]) : chunk;
+/** Matches of `pattern` in a chunk, counting one split across the previous chunk's end too. */
+function countAcross(pattern, previous, chunk) {
   let n = 0;
-  for (let i = text.indexOf(FRAME); i >= 0; i = text.indexOf(FRAME, i + 1)) if (i + FRAME.length > carry.length) n++;
+  for (let i = chunk.indexOf(pattern); i >= 0; i = chunk.indexOf(pattern, i + 1)) n++;
+  if (previous) {
+    // Only the seam, a few bytes each side: no copy of the whole chunk per read.
+    const k = pattern.length - 1;
+    const seam = Buffer.concat([previous.subarray(Math.max(0, previous.length - k)), chunk.subarray(0, k)]);
+    if (seam.includes(pattern)) n++;
+  }
   return n;
 }
 
@@ -45,7 +62,7 @@ function open() {
   const socket = net.connect({ host: hostname, port: Number(port) }, () => socket.write(request));
   let headers = true;
   let finished = false;
-  let carry = Buffer.alloc(1, 10); // a newline, so the first frame ("id: …") is counted too
+  let previous = Buffer.alloc(1, 10); // a newline, so the first frame ("id: …") is counted too
   socket.on('data', (chunk) => {
     const at = now();
     if (headers) {
@@ -65,20 +82,23 @@ function open() {
       const i = chunk.indexOf(STAMP);
       if (i < 0) return;
       const end = chunk.indexOf(59, i);
-      latencies.push(at - Number(chunk.toString('latin1', i + STAMP.length, end)));
+      latencies.push(at - numberAt(chunk, i + STAMP.length, end));
       finished = true;
       if (++done === count) report();
       return;
     }
-    events += countFrames(carry, chunk);
-    const ended = Buffer.concat([carry, chunk]).includes(END);
-    carry = chunk.subarray(Math.max(0, chunk.length - END.length));
+    events += countAcross(FRAME, previous, chunk);
+    const ended = countAcross(END, previous, chunk) > 0;
+    previous = chunk;
     if (!firstAt) firstAt = at;
     lastAt = at;
     stampsIn(chunk, at, latencies);
-    if (events >= expected || ended) {
-      finished = true;
+    if (ended) {
+      // One report per turn; the reader stays connected for the next (a warm-up turn comes first).
       report();
+      latencies.length = 0;
+      events = 0;
+      firstAt = 0;
     }
   });
   socket.on('error', (err) => process.send({ error: String(err) }));
