@@ -8,7 +8,7 @@ import { Socket } from 'node:net';
 export interface StreamOutput {
   /** False when the socket is full; wait for onDrain. */
   write(frame: Buffer | string): boolean;
-  /** Writes a frame that is already in this output's wire form (see wireFrame). */
+  /** Writes a frame that is already in this output's wire form (frames.ts builds those for `chunked`). */
   writeWire(frame: Buffer): boolean;
   /** Whether wire frames are HTTP chunks (raw) or plain frames (through ServerResponse). */
   readonly chunked: boolean;
@@ -21,8 +21,8 @@ export interface StreamOutput {
 
 const CRLF = Buffer.from('\r\n');
 
-/** A frame as it goes on the wire for an output of this kind, so it can be built once and shared. */
-export function wireFrame(frame: Buffer, chunked: boolean): Buffer {
+/** A frame as it goes on the wire for an output of this kind (an HTTP chunk when `chunked`). */
+function wireFrame(frame: Buffer, chunked: boolean): Buffer {
   return chunked ? Buffer.concat([Buffer.from(`${frame.length.toString(16)}\r\n`), frame, CRLF]) : frame;
 }
 
