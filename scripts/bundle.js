@@ -57,9 +57,10 @@ const result = await build({
   // CommonJS dependencies (fastify, pino) call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __agentwireRequire } from 'node:module'; const require = __agentwireRequire(import.meta.url);" },
   plugins: [keepModuleUrls, englishOnly],
-  // Loaded with import() on the first agent spawn, never at start: left in node_modules so start-up
-  // does not even parse it.
-  external: ['execa'],
+  // execa is loaded with import() on the first agent spawn, never at start: left in node_modules so
+  // start-up does not even parse it. better-sqlite3 loads its compiled addon (.node) from its own
+  // package directory, which a bundle cannot carry.
+  external: ['execa', 'better-sqlite3'],
   logLevel: 'warning',
   metafile: true,
 });

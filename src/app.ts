@@ -1,5 +1,6 @@
 // buildApp(deps): the whole daemon as an un-listened Fastify instance (design rule 7). Tests call
 // it with a fixed clock and counter ids and use inject(); main.ts listens.
+import { join } from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { AgentDiscovery } from './agents/discovery.js';
 import { AgentOfferings } from './agents/offerings.js';
@@ -16,6 +17,8 @@ import { sessionRoutes } from './http/sessions.js';
 import { turnStreamRoutes } from './http/turn-stream.js';
 import { loggerOptions, requestIdOptions } from './logging.js';
 import { SessionManager } from './sessions/session-manager.js';
+import type { EventStore } from './store/event-store.js';
+import { openStore } from './store/open-store.js';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './util/deps.js';
 
 export interface AppDeps {
@@ -32,6 +35,9 @@ export interface AppDeps {
   /** The environment agent discovery sees (PATH, credential variables) and the HOME it checks for
    *  credential files; default process.env and its HOME. */
   agentEnv?: { env?: NodeJS.ProcessEnv; home?: string };
+  /** The event store; default: SQLite in config.dataDir when persistence is on and a data dir is
+   *  set (the CLI always sets one), memory otherwise. The app closes it. */
+  store?: EventStore;
 }
 
 export interface App {
@@ -39,6 +45,7 @@ export interface App {
   sessions: SessionManager;
   config: Config;
   agents: AgentDiscovery;
+  store: EventStore;
 }
 
 export async function buildApp(deps: AppDeps = {}): Promise<App> {
@@ -61,8 +68,12 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
       void (reply as FastifyReply).code(problem.status).type('application/problem+json').send(problem.toProblem());
     },
   });
-  const registry = deps.registry ?? createRegistry(config, deps.agentEnv?.env);
-  const agents = new AgentDiscovery({ registry, config, ...deps.agentEnv });
+  // Agent CLIs live in the data dir unless --agents-dir says otherwise.
+  const agentsDir = config.agentsDir ?? (config.dataDir ? join(config.dataDir, 'agents') : undefined);
+  const agentConfig = { ...config, ...(agentsDir ? { agentsDir } : {}) };
+  const registry = deps.registry ?? createRegistry(agentConfig, deps.agentEnv?.env);
+  const agents = new AgentDiscovery({ registry, config: agentConfig, ...deps.agentEnv });
+  const store = deps.store ?? openStore(config);
   const offerings = new AgentOfferings({ registry, env: deps.agentEnv?.env ?? process.env, logger: app.log, timeoutMs: config.agentQueryTimeoutMs });
   const sessions = new SessionManager({
     registry,
@@ -74,6 +85,9 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     hitl: { policy: config.permissionPolicy, timeoutMs: config.hitlTimeoutMs },
     baseDir: deps.baseDir ?? process.cwd(),
     logger: app.log,
+    store,
+    retentionMs: config.retentionMs,
+    maxStoreBytes: config.maxStoreMb * 1024 * 1024,
     prepare: async (request, log) => {
       const resolved = await offerings.resolve(request);
       if (!config.noAutoInstall) await agents.ensureInstalled(request.agent, log);
@@ -106,6 +120,11 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     if (draining && req.routeOptions.url !== '/v1/health') {
       throw new ApiError('shutting_down', 'The daemon is shutting down; retry against its replacement.');
     }
+    // A store that cannot take writes (full disk, read-only data dir): reads still work, new work
+    // would produce events nobody could keep.
+    if (store.failure && !SAFE_METHODS.has(req.method)) {
+      throw new ApiError('store_unavailable', `The event store cannot take writes (${store.failure.code}: ${store.failure.message}) since ${store.failure.since}; free space in the data dir, the daemon recovers by itself.`);
+    }
   });
   daemonRoutes(app, () => draining);
   sessionRoutes(app, sessions);
@@ -119,8 +138,13 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     draining = true;
     await sessions.closeAll();
   });
-  return { app, sessions, config, agents };
+  app.addHook('onClose', async () => store.close());
+  const restored = sessions.restoreStored();
+  if (restored > 0) app.log.info({ restored }, 'sessions restored from the store');
+  return { app, sessions, config, agents, store };
 }
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** JSON reviver refusing the keys of prototype-poisoning payloads (as Fastify's own parser does). */
 function refusePoison(key: string, value: unknown): unknown {

@@ -2,9 +2,20 @@
 // defaults. Every limit the daemon enforces is here, so every buffer has a documented bound. One
 // table (OPTIONS) drives parsing, validation, `--help` and the redacted start-up log line.
 import { z } from 'zod';
+import { defaultDataDir } from './store/data-dir.js';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 const list = z.array(z.string().min(1));
+/** A duration: milliseconds as a number, or a number with a unit (`500ms`, `30s`, `15m`, `12h`, `7d`). */
+const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const duration = z.union([z.number(), z.string()]).transform((v, ctx) => {
+  const match = /^(\d+)(ms|s|m|h|d)?$/.exec(String(v).trim());
+  if (!match) {
+    ctx.addIssue({ code: 'custom', message: `'${v}' is not a duration (a number of ms, or e.g. 30s, 15m, 12h, 7d)` });
+    return z.NEVER;
+  }
+  return Number(match[1]) * UNITS[match[2] ?? 'ms']!;
+});
 
 interface Option<S extends z.ZodType> {
   flag: string;
@@ -47,7 +58,14 @@ export const OPTIONS = {
   shutdownTimeoutMs: opt({ flag: 'shutdown-timeout-ms', env: 'SHUTDOWN_TIMEOUT_MS', schema: int(100).default(10_000), help: 'longest graceful shutdown before the daemon exits anyway' }),
   noAutoInstall: opt({ flag: 'no-auto-install', env: 'NO_AUTO_INSTALL', schema: z.coerce.boolean().default(false), kind: 'switch', help: 'do not install a missing agent CLI from npm when a session asks for it' }),
   agentQueryTimeoutMs: opt({ flag: 'agent-query-timeout-ms', env: 'AGENT_QUERY_TIMEOUT_MS', schema: int(100).default(15_000), help: 'how long asking an agent for its models or modes may take before the built-in list answers' }),
-  agentsDir: opt({ flag: 'agents-dir', env: 'AGENTS_DIR', schema: z.string().min(1).optional(), help: 'where agent CLIs are installed and looked up (default: ~/.cache/agentwire/agents)' }),
+  // Persistence (docs/persistence.md). dataDir has no schema default: loadConfig fills in the XDG
+  // default, so the CLI persists by default while buildApp({}) in a test stays in memory.
+  dataDir: opt({ flag: 'data-dir', env: 'DATA_DIR', schema: z.string().min(1).optional(), help: 'where the daemon keeps its event store and agent CLIs (default: $XDG_DATA_HOME/agentwire or ~/.local/share/agentwire)' }),
+  persist: opt({ flag: 'persist', env: 'PERSIST', schema: z.enum(['on', 'off']).default('on'), help: 'keep sessions and events on disk so they survive a restart (off: memory only)' }),
+  fsync: opt({ flag: 'fsync', env: 'FSYNC', schema: z.enum(['normal', 'always']).default('normal'), help: 'normal: a power loss may lose the last commits; always: fsync every commit (slower)' }),
+  retentionMs: opt({ flag: 'retention', env: 'RETENTION', schema: duration.default(7 * 24 * 3_600_000), help: 'drop ended sessions from the store this long after they ended (e.g. 7d, 12h, 30m)' }),
+  maxStoreMb: opt({ flag: 'max-store-mb', env: 'MAX_STORE_MB', schema: int(1).default(10_240), help: 'keep the store under this size by dropping the oldest ended sessions' }),
+  agentsDir: opt({ flag: 'agents-dir', env: 'AGENTS_DIR', schema: z.string().min(1).optional(), help: 'where agent CLIs are installed and looked up (default: <data-dir>/agents)' }),
   claudeBin: opt({ flag: 'claude-bin', env: 'CLAUDE_BIN', schema: z.string().min(1).optional(), help: 'the claude executable to use (skips the agents dir and PATH)' }),
   codexBin: opt({ flag: 'codex-bin', env: 'CODEX_BIN', schema: z.string().min(1).optional(), help: 'the codex executable to use (skips the agents dir and PATH)' }),
   opencodeBin: opt({ flag: 'opencode-bin', env: 'OPENCODE_BIN', schema: z.string().min(1).optional(), help: 'the opencode executable to use (skips the agents dir and PATH)' }),
@@ -99,7 +117,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     const o = OPTIONS[issue.path[0] as ConfigKey];
     throw new ConfigError(`--${o?.flag ?? issue.path.join('.')} (AGENTWIRE_${o?.env ?? '?'}): ${issue.message}`);
   }
-  return checkExposure(parsed.data);
+  return checkExposure({ ...parsed.data, dataDir: parsed.data.dataDir ?? defaultDataDir(env) });
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;

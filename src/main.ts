@@ -3,6 +3,7 @@
 import { buildApp } from './app.js';
 import { ConfigError, flagHelp, loadConfig, redacted } from './config.js';
 import { installCommand } from './install-command.js';
+import { StoreInUseError } from './store/sqlite-store.js';
 import { VERSION } from './version.js';
 
 const usage = () => `agentwire ${VERSION}: coding-agent CLIs behind one universal event API
@@ -36,7 +37,17 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const { app } = await buildApp({ config, logger: true });
+  let app;
+  try {
+    ({ app } = await buildApp({ config, logger: true }));
+  } catch (err) {
+    // The data dir is held by another daemon, not writable, or holds a store from a newer
+    // agentwire: say which, without a stack trace.
+    if (!(err instanceof StoreInUseError) && !isStoreOpenError(err)) throw err;
+    console.error(`agentwire: cannot open the store in ${config.dataDir}: ${(err as Error).message}`);
+    process.exitCode = 2;
+    return;
+  }
   app.log.info({ config: redacted(config), version: VERSION }, 'starting');
   let stopping = false;
   const stop = async (signal: string) => {
@@ -54,4 +65,9 @@ export async function main(argv: string[]): Promise<void> {
   // SIGHUP too: a closed terminal would otherwise kill the daemon without ending its agents.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
   await app.listen({ host: config.host, port: config.port });
+}
+
+function isStoreOpenError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return (typeof code === 'string' && (code.startsWith('SQLITE_') || code === 'EACCES' || code === 'EROFS' || code === 'ENOSPC')) || /schema version/.test(String(err));
 }

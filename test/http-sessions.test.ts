@@ -69,6 +69,7 @@ describe('session lifecycle', () => {
       nativeSessionId: expect.stringMatching(/^mock-/),
       ended: false,
       status: 'idle',
+      restored: false,
       eventCount: (await getEvents(app, 's1')).length,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),

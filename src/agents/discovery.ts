@@ -19,7 +19,7 @@ import { PINNED_AGENTS, type InstallableAgentId } from './versions.js';
 
 export interface DiscoveryOptions {
   registry: AgentRegistry;
-  config: Pick<Config, 'agentsDir' | CatalogEntry['binOption']>;
+  config: Pick<Config, 'agentsDir' | CatalogEntry['binOption']> & Partial<Pick<Config, 'dataDir'>>;
   /** The daemon's environment: PATH and credential variables (default process.env). */
   env?: NodeJS.ProcessEnv;
   /** Where credential files are looked for (default env.HOME, then the OS home). */
@@ -43,7 +43,7 @@ export class AgentDiscovery {
   constructor(private readonly options: DiscoveryOptions) {
     this.env = options.env ?? process.env;
     this.home = options.home ?? (this.env.HOME || homedir());
-    this.agentsDir = resolve(options.config.agentsDir ?? defaultAgentsDir(this.env));
+    this.agentsDir = resolve(options.config.agentsDir ?? (options.config.dataDir ? join(options.config.dataDir, 'agents') : defaultAgentsDir(this.env)));
   }
 
   /** Every agent id, in AgentId order. Concurrent and recent calls share one look-around. */

@@ -5,6 +5,7 @@
 // the marker is not an install. Within one process, one install per name and dir runs at a time;
 // identical concurrent requests share one promise. Across processes the rename decides: the
 // first complete install wins and the other is discarded.
+import { defaultDataDir } from '../store/data-dir.js';
 import { randomBytes } from 'node:crypto';
 import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -71,7 +72,7 @@ const TAIL_LINES = 30;
 const NPM_ENV_DROP = /^npm_config_(prefix|global|local_prefix|dry_run|omit|include|only|production|workspaces?|save.*|ignore_scripts|location)$/i;
 
 export function defaultAgentsDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.AGENTWIRE_AGENTS_DIR || join(homedir(), '.cache', 'agentwire', 'agents');
+  return env.AGENTWIRE_AGENTS_DIR || join(defaultDataDir(env), 'agents');
 }
 
 export function pinnedSpec(agent: InstallableAgentId, version?: string): PackageSpec {

@@ -68,6 +68,7 @@ export const SessionInfo = z
     title: z.string().optional(),
     cwd: z.string(),
     status: SessionStatus,
+    restored: z.boolean().openapi({ description: 'The session was created before the daemon last started and was restored from the store' }),
     permissionPolicy: z.enum(['ask', 'allow', 'deny']),
     hitlTimeoutMs: z.number().int(),
   })

@@ -6,6 +6,7 @@ import type { Draft, DraftItem, ProcessExit, TurnInput } from '../agents/types.j
 import type { Capabilities } from '../schema/agents.js';
 import type { PermissionReply } from '../schema/api.js';
 import type { ContentPart, PendingEvent, UniversalItem } from '../schema/events.js';
+import type { SessionSnapshot } from '../store/event-store.js';
 import type { IdGenerator } from '../util/deps.js';
 import { HitlBook } from './hitl.js';
 import { ItemTable } from './item-table.js';
@@ -30,6 +31,8 @@ export class Normalizer {
   /** A native session id learnt from a dropped duplicate start, for the next event to carry. */
   private nativeSessionId: string | null = null;
   private raw: unknown = null;
+  /** Items a restored session had open when the daemon stopped, failed by agentGone. */
+  private restoredItems: UniversalItem[] = [];
 
   constructor(
     private readonly caps: Capabilities,
@@ -89,6 +92,61 @@ export class Normalizer {
         ? { ...open, status: 'answered' as const, response: answers.map((a) => a.join(', ')).join('; ') }
         : { ...open, status: 'rejected' as const };
       this.emit({ type: 'question.resolved', data, ...DAEMON });
+    });
+  }
+
+  /** What a restarted daemon needs to close what was open (stored with the session's row). */
+  snapshot(): SessionSnapshot {
+    return {
+      turnId: this.turnId,
+      turnCount: this.turnCount,
+      permissions: [...this.hitl.permissions.values()],
+      questions: [...this.hitl.questions.values()],
+      // Items are open only within a turn; outside one there is nothing to walk.
+      openItems: this.turnId ? this.items.openItems().map((item) => this.items.universal(item, 'failed')) : [],
+    };
+  }
+
+  /** A stored session comes back (daemon restart): its turn and HITL bookkeeping as they were. */
+  restore(snapshot: SessionSnapshot, ended: boolean): void {
+    this.sessionStarted = true;
+    this.sessionEnded = ended;
+    this.turnCount = snapshot.turnCount;
+    this.turnId = snapshot.turnId;
+    this.restoredItems = snapshot.openItems ?? [];
+    for (const p of snapshot.permissions) this.hitl.openPermission(p);
+    for (const q of snapshot.questions) this.hitl.openQuestion(q);
+  }
+
+  /**
+   * The agent is gone but the session lives on: the daemon restarted under a running turn (an
+   * `error` says so and the turn ends as `error`), or the daemon is stopping gracefully (the turn
+   * ends as `interrupted`). Open items fail and pending HITL requests are cancelled either way.
+   */
+  agentGone(why: 'daemon_restarted' | 'daemon_stopping'): Normalized[] {
+    return this.run(null, () => {
+      for (const item of this.restoredItems) this.emit({ type: 'item.completed', data: { item }, ...DAEMON });
+      this.restoredItems = [];
+      if (!this.turnId) return;
+      if (why === 'daemon_restarted') {
+        const message = 'The daemon restarted while this turn was running; the agent was stopped. The next message resumes its session.';
+        this.emit({ type: 'error', data: { message, code: 'daemon_restarted' }, ...DAEMON });
+      }
+      this.endTurn({ reason: why === 'daemon_restarted' ? 'error' : 'interrupted' }, DAEMON, why);
+    });
+  }
+
+  /** Something the daemon itself must tell the stream (the store failing, say). */
+  daemonError(message: string, code: string, details?: Record<string, unknown>): Normalized[] {
+    return this.run(null, () => this.emit({ type: 'error', data: { message, code, ...(details ? { details } : {}) }, ...DAEMON }));
+  }
+
+  /** The agent could not be started again on its own session: say why and end the session. */
+  resumeFailed(message: string): Normalized[] {
+    return this.run(null, () => {
+      this.emit({ type: 'error', data: { message, code: 'native_resume_failed' }, ...DAEMON });
+      this.endTurn({ reason: 'error' }, DAEMON);
+      this.endSession({ reason: 'error', terminated_by: 'daemon', message }, DAEMON);
     });
   }
 
@@ -222,10 +280,10 @@ export class Normalizer {
   }
 
   /** Ends the running turn: items left open are failed, open HITL requests are cancelled. */
-  private endTurn(metadata: Record<string, unknown>, origin: Origin): void {
+  private endTurn(metadata: Record<string, unknown>, origin: Origin, cancelReason = 'turn_ended'): void {
     if (!this.turnId) return;
     for (const item of this.items.openItems()) this.completeItem({ ...item, status: 'failed' }, DAEMON);
-    const cancelled = { reason: 'turn_ended' };
+    const cancelled = { reason: cancelReason };
     for (const p of [...this.hitl.permissions.values()]) {
       this.hitl.closePermission(p.permission_id);
       this.emit({ type: 'permission.resolved', data: { ...p, status: 'denied', metadata: { ...asRecord(p.metadata), ...cancelled } }, ...DAEMON });

@@ -10,6 +10,7 @@ import type { CreateSessionRequest, MessageRequest, PermissionReply, SessionInfo
 import type { UniversalEvent } from '../schema/events.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock, IdGenerator } from '../util/deps.js';
+import type { EventStore, SessionProgress, SessionRecord } from '../store/event-store.js';
 import { EventLog, type EventLogLimits } from './event-log.js';
 import { HitlPolicyRunner, type HitlSettings } from './hitl-policy.js';
 import { Normalizer, type Normalized } from './normalize.js';
@@ -24,6 +25,7 @@ export interface SessionDeps {
   /** Daemon defaults; a create request may override them. */
   hitl: HitlSettings;
   logger: FastifyBaseLogger;
+  store: EventStore;
 }
 
 export class Session {
@@ -41,18 +43,33 @@ export class Session {
   endedAt: Date | undefined;
   /** Live stream subscribers, counted against the per-session limit. */
   subscribers = 0;
+  /** Loaded from the store by this daemon (it outlived the daemon that created it). */
+  readonly restored: boolean;
+  /** The agent is being stopped without ending the session (graceful daemon stop). */
+  private suspending = false;
+  /** The agent being started again on its native session (see resume). */
+  private resuming: Promise<AgentHandle> | undefined;
 
+  /** A new session, or (`stored`) one read back from the store after a restart. */
   constructor(
     readonly id: string,
     readonly request: ResolvedCreateRequest,
     private readonly driver: AgentDriver,
     private readonly deps: SessionDeps,
+    stored?: SessionRecord,
   ) {
-    this.log = new EventLog(id, deps.limits, deps.ids, deps.clock);
+    this.restored = stored !== undefined;
+    this.log = new EventLog(id, deps.limits, deps.ids, deps.clock, deps.store, stored);
     this.normalizer = new Normalizer(driver.capabilities, deps.ids);
     this.converterState = driver.converter.initial();
-    this.createdAt = deps.clock.now();
-    this.updatedAt = this.createdAt;
+    this.createdAt = stored ? new Date(stored.createdAt) : deps.clock.now();
+    this.updatedAt = stored ? new Date(stored.updatedAt) : this.createdAt;
+    if (stored) {
+      this.normalizer.restore(stored.snapshot, stored.endedAt !== null);
+      if (stored.endedAt) this.endedAt = new Date(stored.endedAt);
+    } else {
+      deps.store.createSession({ id, agent: request.agent, request, createdAt: this.createdAt.toISOString(), ...this.progress() });
+    }
     this.logger = deps.logger.child({ sessionId: id, agent: request.agent });
     this.hitlSettings = {
       policy: request.permissionPolicy ?? deps.hitl.policy,
@@ -62,6 +79,11 @@ export class Session {
       permission: (id, reply, reason) => this.autoReply(() => this.replyPermission(id, reply, reason), reason),
       question: (id, answers, reason) => this.autoReply(() => this.replyQuestion(id, answers, reason), reason),
     });
+  }
+
+  /** An agent process is running (or starting again) for this session. */
+  get agentRunning(): boolean {
+    return this.handle !== undefined || this.resuming !== undefined;
   }
 
   get status(): SessionStatus {
@@ -74,14 +96,29 @@ export class Session {
   async start(): Promise<void> {
     const r = this.request;
     this.apply(this.normalizer.sessionCreated({ agent: r.agent, cwd: r.cwd, ...(r.model ? { model: r.model } : {}) }, r));
-    this.handle = await this.driver.start(
+    this.handle = await this.spawn(r.nativeSessionId);
+    this.logger.info({ cwd: r.cwd, pid: this.handle.pid, nativeSessionId: this.log.currentNativeSessionId }, 'session started');
+  }
+
+  /**
+   * A restored session: close what the dead daemon left open (its turn ends with an error saying
+   * the daemon restarted; pending HITL requests are cancelled). Its agent starts again only with
+   * the next message.
+   */
+  restore(): void {
+    this.apply(this.normalizer.agentGone('daemon_restarted'));
+  }
+
+  private spawn(nativeSessionId: string | undefined): Promise<AgentHandle> {
+    const r = this.request;
+    return this.driver.start(
       {
         sessionId: this.id,
         cwd: r.cwd,
         env: r.env ?? {},
         model: r.model,
         variant: r.variant,
-        nativeSessionId: r.nativeSessionId,
+        nativeSessionId,
         mcp: r.mcp,
         agentMode: r.agentMode,
         permissionMode: r.permissionMode,
@@ -89,12 +126,35 @@ export class Session {
       },
       { native: (message) => this.onNative(message), exit: (exit) => this.onExit(exit) },
     );
-    this.logger.info({ cwd: r.cwd, pid: this.handle.pid, nativeSessionId: this.log.currentNativeSessionId }, 'session started');
+  }
+
+  /**
+   * Starts the agent again on its own native session (Claude --resume, Codex thread/resume, …):
+   * after a restart or a graceful stop the conversation continues where the model left it. If the
+   * agent cannot resume (its own store is gone), the session ends with an error that says so.
+   */
+  private async resume(): Promise<AgentHandle> {
+    const nativeSessionId = this.log.currentNativeSessionId ?? this.request.nativeSessionId;
+    this.resuming = this.spawn(nativeSessionId);
+    try {
+      this.handle = await this.resuming;
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      const message = nativeSessionId
+        ? `The agent could not resume its session '${nativeSessionId}': ${why}`
+        : `The agent could not be started again: ${why}`;
+      this.apply(this.normalizer.resumeFailed(message));
+      throw new ApiError('agent_start_failed', message, { sessionId: this.id, agent: this.request.agent });
+    } finally {
+      this.resuming = undefined;
+    }
+    this.logger.info({ pid: this.handle.pid, nativeSessionId }, 'agent resumed on its native session');
+    return this.handle;
   }
 
   /** Dispatches one turn. The turn lock is taken synchronously, before anything is awaited. */
   async send(body: MessageRequest): Promise<void> {
-    const handle = this.live();
+    this.assertOpen();
     if (this.normalizer.turnActive) {
       throw new ApiError('turn_in_progress', `Session '${this.id}' is ${this.status}; wait for turn.ended or interrupt it.`, {
         sessionId: this.id,
@@ -103,6 +163,8 @@ export class Session {
     }
     const input: TurnInput = { message: body.message, attachments: this.attachments(body) };
     this.apply(this.normalizer.turnStarted(input, body));
+    // No agent: a restored (or gracefully stopped) session starts it again, on its native session.
+    const handle = this.handle ?? (await this.resume());
     try {
       await handle.send(input);
     } catch (err) {
@@ -165,9 +227,38 @@ export class Session {
 
   /** Kills the agent; resolves once session.ended is in the log. Idempotent. */
   terminate(): Promise<void> {
-    if (!this.handle) return Promise.resolve();
-    this.terminating ??= this.handle.terminate();
+    if (this.terminating) return this.terminating;
+    if (this.resuming) {
+      // The agent is starting again: end it once it is up, rather than leave it running unowned.
+      this.terminating = this.resuming.then(
+        (handle) => handle.terminate(),
+        () => {},
+      );
+    } else if (this.handle) {
+      this.terminating = this.handle.terminate();
+    } else {
+      // A restored session whose agent is not running: ending it is only a matter of saying so.
+      this.apply(this.normalizer.processExited({ exitCode: null, signal: null, stderr: { truncated: false }, requested: true }));
+      this.terminating = Promise.resolve();
+    }
     return this.terminating;
+  }
+
+  /** The store stopped taking writes: the stream says so (readers see it once it recovers). */
+  storeFailed(failure: { code: string; message: string; since: string }): void {
+    const message = `The event store could not take writes since ${failure.since} (${failure.code}: ${failure.message}); events are held in memory until it can.`;
+    this.apply(this.normalizer.daemonError(message, 'store_unavailable', { store_error: failure.code }));
+  }
+
+  /**
+   * Stops the agent without ending the session (graceful daemon stop with a durable store): a
+   * running turn ends as `interrupted`, and the next daemon restores the session like any other.
+   */
+  async suspend(): Promise<void> {
+    if (this.resuming) await this.resuming.catch(() => {});
+    if (!this.handle || this.terminating) return;
+    this.suspending = true;
+    await this.handle.terminate();
   }
 
   info(): SessionInfo {
@@ -188,16 +279,34 @@ export class Session {
       ...(r.title ? { title: r.title } : {}),
       cwd: r.cwd,
       status: this.status,
+      restored: this.restored,
       permissionPolicy: this.hitlSettings.policy,
       hitlTimeoutMs: this.hitlSettings.timeoutMs,
     };
   }
 
   private live(): AgentHandle {
-    if (this.normalizer.ended || !this.handle || this.terminating) {
+    this.assertOpen();
+    if (!this.handle) throw new ApiError('session_ended', `Session '${this.id}' has no running agent.`, { sessionId: this.id });
+    return this.handle;
+  }
+
+  private assertOpen(): void {
+    if (this.normalizer.ended || this.terminating) {
       throw new ApiError('session_ended', `Session '${this.id}' has ended; create a new session.`, { sessionId: this.id });
     }
-    return this.handle;
+  }
+
+  /** The row the store keeps for this session (computed at the commit, once per tick). */
+  private progress(): SessionProgress {
+    return {
+      nativeSessionId: this.log.currentNativeSessionId,
+      status: this.status,
+      snapshot: this.normalizer.snapshot(),
+      updatedAt: this.updatedAt.toISOString(),
+      endedAt: this.endedAt?.toISOString() ?? null,
+      lastSequence: this.log.lastAppended,
+    };
   }
 
   private onNative(message: unknown): void {
@@ -222,8 +331,9 @@ export class Session {
   private onExit(exit: ProcessExit): void {
     const level = exit.requested || exit.exitCode === 0 ? 'info' : 'warn';
     this.logger[level]({ exitCode: exit.exitCode, signal: exit.signal, requested: exit.requested }, 'agent process exited');
-    this.apply(this.normalizer.processExited(exit));
+    this.apply(this.suspending ? this.normalizer.agentGone('daemon_stopping') : this.normalizer.processExited(exit));
     this.handle = undefined;
+    this.suspending = false;
     this.policy.clear();
   }
 
@@ -238,13 +348,17 @@ export class Session {
   private apply(events: Normalized[]): UniversalEvent[] {
     if (events.length === 0) return [];
     this.updatedAt = this.deps.clock.now();
-    return events.map((n) => {
+    const logged = events.map((n) => {
       const event = this.log.append(n.event, n.raw, n.nativeSessionId);
       if (event.type === 'session.ended') this.endedAt = this.updatedAt;
       this.policy.observe(event);
       return event;
     });
+    if (this.deps.store.durable) this.deps.store.updateSession(this.id, this.progressOf);
+    return logged;
   }
+
+  private readonly progressOf = () => this.progress();
 }
 
 /** Resolves and checks a session's working directory (400 when it does not exist). */

@@ -2,17 +2,17 @@
 // payloads spliced into the envelope, multi-byte text, entries larger than a segment, byte counts,
 // and segments released once nothing refers to them.
 import { describe, expect, it } from 'vitest';
-import { EventStore } from '../src/sessions/event-store.js';
+import { EventBuffer } from '../src/sessions/event-buffer.js';
 
 const envelope = (n: number, text = `event ${n}`) => JSON.stringify({ sequence: n, data: { text }, raw: null });
 
-function all(store: EventStore, withRaw = false): string[] {
+function all(store: EventBuffer, withRaw = false): string[] {
   return Array.from({ length: store.count }, (_, i) => store.json(i, withRaw));
 }
 
-describe('EventStore', () => {
+describe('EventBuffer', () => {
   it('keeps events in order through ring growth and wrap-around, and counts their bytes', () => {
-    const store = new EventStore();
+    const store = new EventBuffer();
     let expected: string[] = [];
     for (let n = 1; n <= 5000; n++) {
       expect(store.push(envelope(n), null)).toBe(Buffer.byteLength(envelope(n)));
@@ -28,7 +28,7 @@ describe('EventStore', () => {
   });
 
   it('splices the raw payload into the envelope only when asked; events without raw stay as they are', () => {
-    const store = new EventStore();
+    const store = new EventBuffer();
     const raw = JSON.stringify({ type: 'assistant', text: 'héllo — ☃ 🎉' });
     const bytes = store.push(envelope(1, 'ünïcödé ☃'), raw);
     store.push(envelope(2), null);
@@ -39,7 +39,7 @@ describe('EventStore', () => {
   });
 
   it('takes an event larger than a segment, and what comes after it', () => {
-    const store = new EventStore();
+    const store = new EventBuffer();
     const big = envelope(1, 'x'.repeat(3 * 1024 * 1024));
     store.push(envelope(0), null);
     store.push(big, JSON.stringify('y'.repeat(100_000)));
@@ -50,7 +50,7 @@ describe('EventStore', () => {
   });
 
   it('releases segments nothing refers to any more', () => {
-    const store = new EventStore();
+    const store = new EventBuffer();
     const segments = () => (store as unknown as { segments: Buffer[] }).segments.length;
     for (let n = 0; n < 20_000; n++) store.push(envelope(n, 'z'.repeat(200)), null);
     const grown = segments();
@@ -65,7 +65,7 @@ describe('EventStore', () => {
   });
 
   it('gives each event as bytes (size and copy) exactly as json() gives it as a string', () => {
-    const store = new EventStore();
+    const store = new EventBuffer();
     const raw = JSON.stringify({ note: 'ünïcödé ☃ 🎉' });
     store.push(envelope(1, 'plain'), null);
     store.push(envelope(2, 'mëhr ☃'), raw);

@@ -15,13 +15,14 @@ const MEASURE_ABOVE = 16 * 1024;
 /** Every envelope ends with `"raw":null}`; with raw, its payload replaces the `null`. */
 const RAW_TAIL = 'null}'.length;
 
-export class EventStore {
+export class EventBuffer {
   /** Segments by id - segmentBase; ids only grow. */
   private segments: Buffer[] = [];
   private segmentBase = 0;
   private used = 0;
   /** Index columns, a ring of `capacity` (a power of two) slots starting at `head`. */
-  private capacity = 1024;
+  // Index columns start empty: a restored session that is never read again costs no index at all.
+  private capacity = 0;
   private segmentOf = new Int32Array(this.capacity);
   private offsetOf = new Int32Array(this.capacity);
   private jsonLength = new Int32Array(this.capacity);
@@ -121,7 +122,7 @@ export class EventStore {
   }
 
   private grow(): void {
-    const capacity = this.capacity * 2;
+    const capacity = Math.max(1024, this.capacity * 2);
     const reorder = (old: Int32Array): Int32Array<ArrayBuffer> => {
       const next = new Int32Array(capacity);
       for (let i = 0; i < this.held; i++) next[i] = old[(this.head + i) & (this.capacity - 1)]!;

@@ -1,0 +1,88 @@
+// The one storage interface of the daemon (design rule 8): where sessions and their events are
+// kept beyond the in-memory window. Two implementations: MemoryStore (`--persist off`: nothing
+// outlives the process, reads behind the window are 410 as before) and SqliteStore (the default:
+// everything in `<data-dir>/agentwire.db`). Session code never knows which one runs.
+//
+// Writes are staged and committed in one transaction per tick (flush), so a flood of events costs
+// one commit per stdout read, not one per event. The EventLog shows an event to readers only once
+// `onCommitted` said it is stored: nothing a client saw can be lost by a crash.
+import type { PermissionEventData, QuestionEventData, UniversalItem } from '../schema/events.js';
+import type { SessionStatus } from '../schema/api.js';
+
+/** What the normalizer must know to restore a session whose agent is gone (see Normalizer.restore). */
+export interface SessionSnapshot {
+  turnId: string | null;
+  turnCount: number;
+  permissions: PermissionEventData[];
+  questions: QuestionEventData[];
+  /** Items started in the open turn and not completed, as their failed completion would show them. */
+  openItems: UniversalItem[];
+}
+
+/** The part of a session's row that changes as it runs. */
+export interface SessionProgress {
+  nativeSessionId: string | null;
+  status: SessionStatus;
+  snapshot: SessionSnapshot;
+  updatedAt: string;
+  endedAt: string | null;
+  lastSequence: number;
+}
+
+/** A session as stored: the resolved create request (JSON) and its progress. */
+export interface SessionRecord extends SessionProgress {
+  id: string;
+  agent: string;
+  /** The resolved create request (agent defaults filled in, cwd absolute). */
+  request: Record<string, unknown>;
+  createdAt: string;
+}
+
+/** One stored event: its envelope JSON (with `"raw":null`) and the raw payload's JSON beside it. */
+export interface StoredEvent {
+  sequence: number;
+  json: string;
+  raw: string | null;
+  /** UTF-8 bytes of json + raw when the caller knows them (the window measured them). */
+  bytes?: number;
+}
+
+/** Why the store could not take writes (a full disk, a read-only data dir …); null when healthy. */
+export type StoreFailure = { code: string; message: string; since: string } | null;
+
+/** Told that a session's events up to `sequence` are committed and may be shown to readers. */
+export type CommitListener = (sequence: number) => void;
+
+export interface EventStore {
+  /** False for the memory store: events behind the window are gone, sessions die with the process. */
+  readonly durable: boolean;
+  /** The current failure, if writes are being refused (staged writes are kept and retried). */
+  readonly failure: StoreFailure;
+  /** Events staged but not yet committed (bounded by the caller while the store is failing). */
+  readonly pendingEvents: number;
+  /** Where a session's commits are reported (its EventLog); one per session. */
+  attach(sessionId: string, onCommitted: CommitListener): void;
+  detach(sessionId: string): void;
+  /** Told when the store stops (a failure) or resumes (null) taking writes. */
+  onHealth(listener: (failure: StoreFailure) => void): void;
+
+  /** Every stored session's record, without reading any event (start-up is lazy). */
+  loadSessions(): SessionRecord[];
+  /** A new session's row; committed with the next flush (before any of its events can be read). */
+  createSession(record: SessionRecord): void;
+  /** The session's changing fields, asked for once at the commit (so a busy tick computes them once). */
+  updateSession(id: string, progress: () => SessionProgress): void;
+  /** Stages one event. Sequences of a session arrive in order, 1, 2, 3 …, never reused. */
+  appendEvent(sessionId: string, event: StoredEvent): void;
+  /** Commits what is staged now. Never throws: a failure is reported through the listener. */
+  flush(): void;
+  /** Committed events of a session with sequence > after, oldest first, at most `limit` (keyset). */
+  readEvents(sessionId: string, after: number, limit: number): StoredEvent[];
+  /** Removes a session and its events (DELETE, retention). */
+  deleteSession(id: string): void;
+  /** Drops ended sessions older than the retention and, over `maxBytes`, the oldest ended ones. Returns their ids. */
+  prune(options: { endedBefore: string; maxBytes: number }): string[];
+  /** Bytes the store takes on disk (0 in memory). */
+  sizeBytes(): number;
+  close(): void;
+}

@@ -1,0 +1,45 @@
+// Keeping the store bounded: ended sessions are dropped after the retention period, and while the
+// file is over --max-store-mb the oldest ended sessions go first (live sessions are never dropped
+// for space: the operator is told by the size metric instead). Freed pages are given back to the
+// file system with incremental vacuum, so the bound is on disk, not only inside the file.
+import type { Database } from 'better-sqlite3';
+
+/** Bytes the file's live pages take (free pages not counted: they are reused or given back). */
+export function storeBytes(db: Database): number {
+  const pageSize = db.pragma('page_size', { simple: true }) as number;
+  const pages = db.pragma('page_count', { simple: true }) as number;
+  const free = db.pragma('freelist_count', { simple: true }) as number;
+  return (pages - free) * pageSize;
+}
+
+/** Deletes what the retention rules say must go; returns the ids of the sessions dropped. */
+export function pruneSessions(db: Database, options: { endedBefore: string; maxBytes: number }): string[] {
+  const expired = db.prepare('SELECT id FROM sessions WHERE ended_at IS NOT NULL AND ended_at < ? ORDER BY ended_at').pluck().all(options.endedBefore) as string[];
+  const dropped: string[] = [];
+  const drop = (id: string) => {
+    db.transaction(() => {
+      db.prepare('DELETE FROM events WHERE session_id = ?').run(id);
+      db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
+    })();
+    dropped.push(id);
+  };
+  for (const id of expired) drop(id);
+  if (storeBytes(db) > options.maxBytes) {
+    const oldest = db.prepare('SELECT id, event_bytes FROM sessions WHERE ended_at IS NOT NULL ORDER BY ended_at').all() as { id: string; event_bytes: number }[];
+    // Measuring the file after every delete would be slow with thousands of sessions: estimate from
+    // the rows' bytes, then check the real size once more at the end.
+    let over = storeBytes(db) - options.maxBytes;
+    for (const { id, event_bytes } of oldest) {
+      if (over <= 0) break;
+      drop(id);
+      over -= event_bytes;
+    }
+  }
+  if (dropped.length > 0) {
+    // Freed pages go back to the file system: first out of the WAL into the file, then off its end.
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.pragma('incremental_vacuum');
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+  return dropped;
+}
