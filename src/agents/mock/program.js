@@ -168,7 +168,7 @@ process.stdout.on('error', () => {
   process.exit(0);
 });
 
-// A resumed session says so, with how many prompts it had already answered.
+// A resumed session says so, with how many prompts it had been sent before this process.
 const resumed = resume === undefined ? {} : { resumed: true, turns: transcript.turns };
 io.write({ type: 'ready', session: transcript.id, model, mode, cwd: session.cwd, pid: process.pid, ...resumed });
 
