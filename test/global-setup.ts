@@ -1,10 +1,24 @@
 // Before any test: the pinned agent CLIs (src/agents/versions.ts) must be in the agents cache, so
 // `npm test` on a fresh clone installs them (about 20 s and 1.2 GB the first time, reused after).
 // A failed install does not stop the run: the tests that need that CLI fail and name it.
+//
+// The mock agent keeps a transcript of every session it runs (docs/mock-agent.md): every mock the
+// suite starts writes into one temporary home, removed afterwards, never into the real
+// ~/.local/state. Workers inherit the variable, and so do the agents and daemons they spawn.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defaultAgentsDir, installAgent } from '../src/agents/install.js';
 import { INSTALLABLE_AGENTS, PINNED_AGENTS } from '../src/agents/versions.js';
 
-export default async function setup(): Promise<void> {
+export default async function setup(): Promise<() => void> {
+  const mockHome = mkdtempSync(join(tmpdir(), 'agentwire-test-mock-home-'));
+  process.env.MOCK_AGENT_HOME = mockHome;
+  await installAgents();
+  return () => rmSync(mockHome, { recursive: true, force: true });
+}
+
+async function installAgents(): Promise<void> {
   const dir = defaultAgentsDir();
   // One after the other: parallel installs of ~100–400 MB each only fight over two cores.
   for (const agent of INSTALLABLE_AGENTS) {

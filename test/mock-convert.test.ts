@@ -46,6 +46,17 @@ describe('mockConverter', () => {
     ]);
   });
 
+  it('says in session.started metadata that a session was resumed, and after how many turns', () => {
+    const { events } = convertClean([{ type: 'ready', session: 'mock-abc', model: 'mock-1', mode: 'plan', cwd: '/w', pid: 7, resumed: true, turns: 3 }]);
+    expect(events).toStrictEqual([
+      {
+        type: 'session.started',
+        native_session_id: 'mock-abc',
+        data: { metadata: { model: 'mock-1', mode: 'plan', cwd: '/w', pid: 7, resumed: true, earlier_turns: 3 } },
+      },
+    ]);
+  });
+
   it('maps a streamed assistant message to started, deltas and completed', () => {
     const { state, events } = convertClean([
       { type: 'message_start', id: 'msg_1', role: 'assistant' },

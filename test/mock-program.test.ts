@@ -1,60 +1,11 @@
 // The mock agent as a real child process, without the daemon: what it prints must be valid MockOut.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MockOut, type MockIn } from '../src/agents/mock/native.js';
+import type { MockIn, MockOut } from '../src/agents/mock/native.js';
+import { Mock } from './mock-process.js';
 import { alive, processes, type Proc } from './procs.js';
-
-const PROGRAM = fileURLToPath(new URL('../src/agents/mock/program.js', import.meta.url));
-
-class Mock {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly lines: MockOut[] = [];
-  stderr = '';
-  readonly exited: Promise<number | null>;
-  private waiters: (() => void)[] = [];
-
-  constructor(args: string[] = []) {
-    this.child = spawn(process.execPath, [PROGRAM, ...args], { stdio: 'pipe' });
-    this.child.stderr.on('data', (d: Buffer) => (this.stderr += d.toString()));
-    createInterface({ input: this.child.stdout }).on('line', (text) => {
-      this.lines.push(MockOut.parse(JSON.parse(text)));
-      for (const wake of this.waiters.splice(0)) wake();
-    });
-    // 'close', not 'exit': only then has all of stdout and stderr been read.
-    this.exited = new Promise((resolve) => this.child.on('close', (code) => resolve(code)));
-  }
-
-  send(message: MockIn | string) {
-    this.child.stdin.write((typeof message === 'string' ? message : JSON.stringify(message)) + '\n');
-  }
-
-  /** Resolves with every line so far once one at or after `from` satisfies `test`. */
-  async until(test: (line: MockOut) => boolean, from = 0, timeoutMs = 5000): Promise<MockOut[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.lines.slice(from).some(test)) {
-      if (Date.now() > deadline) throw new Error(`timed out; got ${JSON.stringify(this.lines)}`);
-      await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        setTimeout(resolve, 50);
-      });
-    }
-    return this.lines;
-  }
-
-  /** Sends a prompt and returns the turn's lines, `done` included. */
-  async turn(text: string): Promise<MockOut[]> {
-    await this.until((l) => l.type === 'ready');
-    const from = this.lines.length;
-    this.send({ type: 'prompt', text });
-    await this.until((l) => l.type === 'done', from);
-    return this.lines.slice(from);
-  }
-}
 
 const spawned: Mock[] = [];
 function start(args?: string[]) {

@@ -22,12 +22,14 @@ function convertLine(state: MockState, native: unknown): { state: MockState; eve
   if (!parsed.success) return { state, events: [unparsed(summarise(parsed.error.issues, native), native)] };
   const line = parsed.data;
   switch (line.type) {
-    case 'ready':
+    case 'ready': {
+      const resumed = line.resumed ? { resumed: true, ...(line.turns !== undefined ? { earlier_turns: line.turns } : {}) } : {};
       return emit(state, {
         type: 'session.started',
         native_session_id: line.session,
-        data: { metadata: { model: line.model, ...(line.mode ? { mode: line.mode } : {}), cwd: line.cwd, pid: line.pid } },
+        data: { metadata: { model: line.model, ...(line.mode ? { mode: line.mode } : {}), cwd: line.cwd, pid: line.pid, ...resumed } },
       });
+    }
     case 'message_start':
       return emit(withOpen(state, line.id, line.role), {
         type: 'item.started',

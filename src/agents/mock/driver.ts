@@ -38,7 +38,15 @@ async function startMock(options: StartOptions, sink: AgentSink, limits: Process
   const child = await ChildProcess.start(
     {
       command: process.execPath,
-      args: [PROGRAM, '--model', options.model ?? 'mock-1', '--mode', options.agentMode],
+      args: [
+        PROGRAM,
+        '--model',
+        options.model ?? 'mock-1',
+        '--mode',
+        options.agentMode,
+        // Like Claude's --resume: the mock reads its own transcript of that session back.
+        ...(options.nativeSessionId ? ['--resume', options.nativeSessionId] : []),
+      ],
       cwd: options.cwd,
       env: options.env,
       ...processSpawnOptions(limits, options.logger),
@@ -54,8 +62,10 @@ async function startMock(options: StartOptions, sink: AgentSink, limits: Process
   const first = await Promise.race([ready.then(() => 'ready' as const), exitedEarly, timeout]);
   if (first !== 'ready') {
     const exit = first === 'timeout' ? await child.kill() : first;
-    throw new ApiError('agent_start_failed', describeStartFailure(first === 'timeout', exit.exitCode, exit.stderr.head), {
+    const why = describeStartFailure(first === 'timeout', exit.exitCode, exit.stderr.head, options.nativeSessionId);
+    throw new ApiError('agent_start_failed', why, {
       agent: 'mock',
+      ...(options.nativeSessionId ? { nativeSessionId: options.nativeSessionId } : {}),
     });
   }
   child.exited.then((exit) =>
@@ -88,7 +98,9 @@ function isReady(message: unknown): boolean {
   return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'ready';
 }
 
-function describeStartFailure(timedOut: boolean, exitCode: number | null, stderrHead: string | undefined): string {
+function describeStartFailure(timedOut: boolean, exitCode: number | null, stderrHead: string | undefined, resume: string | undefined): string {
   const why = timedOut ? 'did not report ready in time' : `exited with code ${exitCode} before it was ready`;
-  return `The mock agent ${why}.${stderrHead ? ` stderr: ${stderrHead}` : ''}`;
+  // A failed resume is the usual early exit once sessions survive restarts: name the session.
+  const what = resume ? `The mock agent, resuming its session ${resume},` : 'The mock agent';
+  return `${what} ${why}.${stderrHead ? ` stderr: ${stderrHead}` : ''}`;
 }

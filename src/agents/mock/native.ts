@@ -21,8 +21,18 @@ export const MockPart = z.discriminatedUnion('kind', [
 export type MockPart = z.infer<typeof MockPart>;
 
 export const MockOut = z.discriminatedUnion('type', [
-  /** First line after start: the mock's own session id and what it runs with. */
-  z.object({ type: z.literal('ready'), session: z.string(), model: z.string(), mode: z.string().optional(), cwd: z.string(), pid: z.number() }),
+  /** First line after start: the mock's own session id and what it runs with. After `--resume`,
+   * `resumed: true` and `turns`, the number of prompts the session had already been sent. */
+  z.object({
+    type: z.literal('ready'),
+    session: z.string(),
+    model: z.string(),
+    mode: z.string().optional(),
+    cwd: z.string(),
+    pid: z.number(),
+    resumed: z.boolean().optional(),
+    turns: z.number().int().nonnegative().optional(),
+  }),
   /** An assistant (or system) message begins; `text` deltas follow; `message_end` closes it. */
   z.object({ type: z.literal('message_start'), id: z.string(), role: z.enum(['assistant', 'system']) }),
   z.object({ type: z.literal('text'), id: z.string(), chunk: z.string() }),

@@ -64,6 +64,23 @@ function permissionGranted(turn, parent) {
   turn.done();
 }
 
+/**
+ * Proves the conversation survived a resume: the prompts before this one, read back from the
+ * transcript (the one running this command is the last prompt recorded, so it is left out).
+ * @param {Turn} turn
+ */
+function history(turn) {
+  const { turns, recent } = turn.session.transcript;
+  const earlier = recent.slice(0, -1);
+  if (earlier.length === 0) return turn.reply('No earlier prompts in this session.'), turn.done();
+  const first = turns - recent.length + 1;
+  const omitted = first > 1 ? [`(${first - 1} older prompts not shown)`] : [];
+  const lines = earlier.map((text, i) => `${first + i}. ${JSON.stringify(text)}`);
+  // One delta per line, like `help`.
+  turn.reply([`Earlier prompts in this session (${turns - 1}):`, ...omitted, ...lines].join('\n').split(/(?<=\n)/));
+  turn.done();
+}
+
 /** @type {Map<string, Command>} */
 const COMMANDS = new Map([
   ['help', (turn) => (turn.reply(HELP.split(/(?<=\n)/)), turn.done())],
@@ -71,6 +88,7 @@ const COMMANDS = new Map([
   ['image', (turn) => (turn.reply('Here is an image.', { after: [picture(turn)] }), turn.done())],
   ['echo', (turn, _arg, text) => (turn.reply(text.trimStart().slice(4).replace(/^\s/, '')), turn.done())],
   ['shell', (turn, arg) => shell(turn, arg)],
+  ['history', history],
   [
     'demo',
     (turn) => {

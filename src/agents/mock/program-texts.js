@@ -17,6 +17,7 @@ export const HELP = [
   'error - report a failure, then finish the turn',
   'unparsed - print one line that is not JSON',
   'end - say goodbye and exit 0',
+  'history - the earlier prompts of this session, those before a resume included',
   'echo X - reply with exactly X',
   'shell CMD - run CMD with sh -c as a shell tool call and report its output',
   'crash [N] - print N lines to stderr and exit 3 (default 5)',

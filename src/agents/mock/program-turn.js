@@ -12,8 +12,14 @@
  *   | { kind: 'question', id: string, resolve: (answers: string[][] | null) => void }} Pending
  */
 /**
- * What outlives a turn: the process's id counters and the "always" permission grants.
- * @typedef {{ cwd: string, counters: Record<IdPrefix, number>, alwaysAllowed: Set<string> }} MockSession
+ * What outlives a turn: the process's id counters, the "always" permission grants, and the
+ * session's transcript on disk (what a resumed process reads back).
+ * @typedef {{
+ *   cwd: string,
+ *   counters: Record<IdPrefix, number>,
+ *   alwaysAllowed: Set<string>,
+ *   transcript: import('./program-store.js').Transcript,
+ * }} MockSession
  */
 /**
  * The process's output side; `write` returns false when stdout wants the caller to wait.
@@ -28,12 +34,15 @@
  * @typedef {{ role?: 'assistant' | 'system', before?: MockPart[], after?: MockPart[], final?: boolean }} SayOptions
  */
 
-/** @returns {MockSession} */
-export function newSession() {
+/** @param {import('./program-store.js').Transcript} transcript @returns {MockSession} */
+export function newSession(transcript) {
+  const from = (/** @type {IdPrefix} */ prefix) => transcript.highest[prefix] ?? 0;
   return {
     cwd: process.cwd(),
-    counters: { msg: 0, call: 0, res: 0, perm: 0, q: 0, prog: 0, art: 0 },
+    // A resumed session goes on counting where its earlier processes stopped.
+    counters: { msg: from('msg'), call: from('call'), res: from('res'), perm: from('perm'), q: from('q'), prog: from('prog'), art: from('art') },
     alwaysAllowed: new Set(),
+    transcript,
   };
 }
 
@@ -71,7 +80,9 @@ export class Turn {
   /** @param {IdPrefix} prefix */
   id(prefix) {
     this.session.counters[prefix] += 1;
-    return `${prefix}_${this.session.counters[prefix]}`;
+    const id = `${prefix}_${this.session.counters[prefix]}`;
+    this.session.transcript.handedOut(id);
+    return id;
   }
 
   /** @param {MockOut} line @returns {boolean} false: wait for drain before writing more */
@@ -107,6 +118,7 @@ export class Turn {
     const extra = final ? this.attachments.map(attachmentPart) : [];
     const parts = [...before, { kind: /** @type {const} */ ('text'), value: open.text }, ...after, ...extra];
     this.emit({ type: 'message_end', id: open.id, role: open.role, parts });
+    if (open.role === 'assistant' && this.active) this.session.transcript.reply(open.id, open.text, false);
     return open.id;
   }
 
@@ -161,6 +173,7 @@ export class Turn {
   done(reason = 'completed') {
     if (!this.active) return;
     this.emit({ type: 'done', reason });
+    this.session.transcript.done(reason);
     this.stop();
   }
 
@@ -174,6 +187,7 @@ export class Turn {
       const { id, role, text } = this.open;
       this.open = null;
       this.emit({ type: 'message_end', id, role, parts: [{ kind: 'text', value: text }], interrupted: true });
+      if (role === 'assistant') this.session.transcript.reply(id, text, true);
     }
     this.done('interrupted');
   }

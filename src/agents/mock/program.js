@@ -4,10 +4,12 @@
 //
 //   stdin:  MockIn lines (prompt, permission_reply, question_reply, interrupt)
 //   stdout: MockOut lines, starting with `ready`; every turn ends with `done` (except crash/end)
-//   argv:   [--model <m>] [--mode <agentMode>]
+//   argv:   [--model <m>] [--mode <agentMode>] [--resume <session id>]
+//   state:  one transcript per session under $MOCK_AGENT_HOME/sessions (program-store.js)
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { runCommand } from './program-commands.js';
+import { Transcript, sessionsDir } from './program-store.js';
 import { Turn, newSession } from './program-turn.js';
 
 /** @typedef {import('./native.js').MockIn} MockIn */
@@ -18,14 +20,17 @@ import { Turn, newSession } from './program-turn.js';
 function parseArgs(argv) {
   let model = 'mock-1';
   let mode = 'default';
+  /** @type {string | undefined} */
+  let resume;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const next = argv[i + 1];
     if (arg === '--model' && next !== undefined) model = (i++, next);
     else if (arg.startsWith('--model=')) model = arg.slice('--model='.length);
     else if (arg === '--mode' && next !== undefined) mode = (i++, next);
+    else if (arg === '--resume' && next !== undefined) resume = (i++, next);
   }
-  return { model, mode };
+  return { model, mode, resume };
 }
 
 function sessionId() {
@@ -94,8 +99,16 @@ function complain(message) {
   process.stderr.write(`mock: ${message}\n`);
 }
 
-const { model, mode } = parseArgs(process.argv.slice(2));
-const session = newSession();
+const { model, mode, resume } = parseArgs(process.argv.slice(2));
+const dir = sessionsDir(process.env);
+const transcript =
+  resume === undefined ? Transcript.create(dir, sessionId(), { model, cwd: process.cwd() }, complain) : Transcript.resume(dir, resume, complain);
+if (typeof transcript === 'string') {
+  // Like a real agent whose store is gone: fail before `ready`, so the daemon's start fails.
+  await new Promise((resolve) => process.stderr.write(`mock: no session ${resume} to resume: ${transcript}\n`, resolve));
+  process.exit(1);
+}
+const session = newSession(transcript);
 const input = createInterface({ input: process.stdin, crlfDelay: Infinity });
 let exiting = false;
 /** @type {Turn | null} */
@@ -121,6 +134,7 @@ function handle(message) {
   switch (message.type) {
     case 'prompt': {
       if (current !== null) return complain('a turn is already running; prompt ignored');
+      session.transcript.prompt(message.text);
       const turn = new Turn(session, io, message.attachments ?? [], () => {
         if (current === turn) current = null;
       });
@@ -154,7 +168,9 @@ process.stdout.on('error', () => {
   process.exit(0);
 });
 
-io.write({ type: 'ready', session: sessionId(), model, mode, cwd: session.cwd, pid: process.pid });
+// A resumed session says so, with how many prompts it had been sent before this process.
+const resumed = resume === undefined ? {} : { resumed: true, turns: transcript.turns };
+io.write({ type: 'ready', session: transcript.id, model, mode, cwd: session.cwd, pid: process.pid, ...resumed });
 
 input.on('line', (line) => {
   if (exiting || line.trim() === '') return;
