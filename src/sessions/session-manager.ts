@@ -8,7 +8,7 @@ import type { Clock, IdGenerator } from '../util/deps.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EventLogLimits } from './event-log.js';
 import type { HitlSettings } from './hitl-policy.js';
-import { resolveCwd, Session } from './session.js';
+import { resolveCwd, Session, type SessionDeps } from './session.js';
 
 export interface SessionManagerOptions {
   registry: AgentRegistry;
@@ -22,6 +22,8 @@ export interface SessionManagerOptions {
   logger: FastifyBaseLogger;
   /** Base for relative cwds and the default cwd. */
   baseDir: string;
+  /** Passed to every session (SessionDeps.onEvent). */
+  onEvent?: SessionDeps['onEvent'];
   /** Fills in and checks agent-specific fields (modes) and makes sure the agent is installed;
    *  throws the client's error. Runs after the id is reserved, before the agent starts. */
   prepare?: (request: CreateSessionRequest, logger: FastifyBaseLogger) => Promise<CreateSessionRequest & { agentMode: string; permissionMode: string }>;
@@ -103,6 +105,11 @@ export class SessionManager {
     const session = this.sessions.get(id);
     if (!session) throw sessionNotFound(id);
     return session;
+  }
+
+  /** Every session held in memory, oldest first (metrics read their status and log size). */
+  all(): IterableIterator<Session> {
+    return this.sessions.values();
   }
 
   /** Newest first. */

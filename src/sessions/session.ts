@@ -24,6 +24,8 @@ export interface SessionDeps {
   /** Daemon defaults; a create request may override them. */
   hitl: HitlSettings;
   logger: FastifyBaseLogger;
+  /** Sees every event once it is in the log (the daemon's metrics, src/metrics/); must not throw. */
+  onEvent?: (session: Session, event: UniversalEvent) => void;
 }
 
 export class Session {
@@ -240,6 +242,7 @@ export class Session {
     this.updatedAt = this.deps.clock.now();
     return events.map((n) => {
       const event = this.log.append(n.event, n.raw, n.nativeSessionId);
+      this.deps.onEvent?.(this, event);
       if (event.type === 'session.ended') this.endedAt = this.updatedAt;
       this.policy.observe(event);
       return event;
