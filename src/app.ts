@@ -12,10 +12,12 @@ import { installAuth } from './http/auth.js';
 import { installCors } from './http/cors.js';
 import { eventRoutes } from './http/events.js';
 import { daemonRoutes } from './http/health.js';
+import { metricsRoutes } from './http/metrics.js';
 import { answerClientError, installProblemHandlers } from './http/problems.js';
 import { sessionRoutes } from './http/sessions.js';
 import { turnStreamRoutes } from './http/turn-stream.js';
 import { loggerOptions, requestIdOptions } from './logging.js';
+import { Metrics } from './metrics/registry.js';
 import { SessionManager } from './sessions/session-manager.js';
 import type { EventStore } from './store/event-store.js';
 import { openStore } from './store/open-store.js';
@@ -72,7 +74,8 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   const agentsDir = config.agentsDir ?? (config.dataDir ? join(config.dataDir, 'agents') : undefined);
   const agentConfig = { ...config, ...(agentsDir ? { agentsDir } : {}) };
   const registry = deps.registry ?? createRegistry(agentConfig, deps.agentEnv?.env);
-  const agents = new AgentDiscovery({ registry, config: agentConfig, ...deps.agentEnv });
+  const metrics: Metrics = new Metrics({ sessions: () => sessions.all() });
+  const agents = new AgentDiscovery({ registry, config: agentConfig, ...deps.agentEnv, onInstall: (agent, outcome) => metrics.agentInstalled(agent, outcome) });
   const store = deps.store ?? openStore(config);
   const offerings = new AgentOfferings({ registry, env: deps.agentEnv?.env ?? process.env, logger: app.log, timeoutMs: config.agentQueryTimeoutMs });
   const sessions = new SessionManager({
@@ -88,6 +91,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     store,
     retentionMs: config.retentionMs,
     maxStoreBytes: config.maxStoreMb * 1024 * 1024,
+    onEvent: metrics.events.observe,
     prepare: async (request, log) => {
       const resolved = await offerings.resolve(request);
       if (!config.noAutoInstall) await agents.ensureInstalled(request.agent, log);
@@ -128,9 +132,10 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   });
   daemonRoutes(app, () => draining);
   sessionRoutes(app, sessions);
-  eventRoutes(app, sessions, config);
-  turnStreamRoutes(app, sessions, config);
+  eventRoutes(app, sessions, config, metrics);
+  turnStreamRoutes(app, sessions, config, metrics);
   agentRoutes(app, agents, offerings);
+  metricsRoutes(app, metrics);
 
   // preClose, not onClose: the server waits for open connections before onClose runs, and live
   // SSE streams only end once their sessions are closed.

@@ -28,6 +28,8 @@ export interface DiscoveryOptions {
   cacheMs?: number;
   /** Longest `<bin> --version` run (default 5 s). */
   versionTimeoutMs?: number;
+  /** Told how each install (API or autoInstall) ended: the daemon's metrics. */
+  onInstall?: (agent: AgentId, outcome: 'installed' | 'reused' | 'failed') => void;
 }
 
 export type Found = { path: string; source: NonNullable<AgentInfo['source']>; version?: string; missing?: boolean };
@@ -78,11 +80,13 @@ export class AgentDiscovery {
         onProgress: (p) => log.info({ agent, stage: p.stage }, `agent install: ${p.message}`),
       });
       log.info({ agent, version, path: result.path, reused: result.reused, seconds: result.seconds }, 'agent install finished');
+      this.options.onInstall?.(agent, result.reused ? 'reused' : 'installed');
       return result;
     } catch (err) {
       const stderrTail = err instanceof InstallError ? err.stderrTail : '';
       const message = ((err as Error).message ?? String(err)).split('\n')[0];
       log.warn({ agent, version, err: message }, 'agent install failed');
+      this.options.onInstall?.(agent, 'failed');
       throw new ApiError('agent_install_failed', `Installing ${PINNED_AGENTS[id].package}@${version} failed: ${message}`, { agent, version, stderrTail });
     } finally {
       this.invalidate();

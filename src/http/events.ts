@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
+import type { Metrics } from '../metrics/registry.js';
 import { EventsQuery, StreamQuery } from '../schema/api.js';
 import type { Session } from '../sessions/session.js';
 import type { SessionManager } from '../sessions/session-manager.js';
@@ -11,7 +12,7 @@ import { parse, wantsRaw } from './validate.js';
 /** Poll page size when the client does not say (see docs/events.md). */
 export const DEFAULT_POLL_LIMIT = 1000;
 
-export function eventRoutes(app: FastifyInstance, sessions: SessionManager, config: Config): void {
+export function eventRoutes(app: FastifyInstance, sessions: SessionManager, config: Config, metrics?: Metrics): void {
   app.get('/v1/sessions/:id/events', async (req, reply) => {
     const session = sessions.get((req.params as { id: string }).id);
     const q = parse(EventsQuery, req.query, 'query');
@@ -28,19 +29,20 @@ export function eventRoutes(app: FastifyInstance, sessions: SessionManager, conf
     const q = parse(StreamQuery, req.query, 'query');
     const after = lastEventId(req.headers['last-event-id']) ?? q.offset ?? 0;
     session.log.assertAvailable(after);
-    const stream = openSubscriber(session, config, reply.raw, { format: 'sse', after, includeRaw: wantsRaw(q) });
+    const stream = openSubscriber(session, config, reply.raw, { format: 'sse', after, includeRaw: wantsRaw(q) }, metrics);
     reply.hijack();
     reply.raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...SSE_HEADERS });
     stream.start();
   });
 }
 
-/** Creates a log subscriber counted against the session's subscriber limit. */
+/** Creates a log subscriber counted against the session's subscriber limit (and in the metrics). */
 export function openSubscriber(
   session: Session,
   config: Config,
   res: import('node:http').ServerResponse,
   options: Pick<import('./log-stream.js').LogStreamOptions, 'format' | 'after' | 'includeRaw' | 'until' | 'onClose'>,
+  metrics?: Metrics,
 ): LogStream {
   if (session.subscribers >= config.maxSubscribersPerSession) {
     throw new ApiError('too_many_subscribers', `Session '${session.id}' already has ${session.subscribers} stream subscribers (--max-subscribers).`, {
@@ -49,6 +51,7 @@ export function openSubscriber(
     });
   }
   session.subscribers++;
+  metrics?.subscriberOpened(options.format);
   return new LogStream(session.log, res, {
     ...options,
     maxLag: config.subscriberMaxLag,
@@ -57,8 +60,10 @@ export function openSubscriber(
     retryMs: config.sseRetryMs,
     onClose: (byClient) => {
       session.subscribers--;
+      metrics?.subscriberClosed(options.format);
       options.onClose?.(byClient);
     },
+    ...(metrics ? { onDropped: (reason: 'lag' | 'evicted') => metrics.subscriberDropped(reason) } : {}),
   });
 }
 

@@ -24,6 +24,8 @@ export interface LogStreamOptions {
   until?: (event: UniversalEvent) => boolean;
   /** Called once when the stream ends; `byClient` when the client went away first. */
   onClose?: (byClient: boolean) => void;
+  /** Called when the daemon closes the stream because the subscriber fell behind (metrics). */
+  onDropped?: (reason: 'lag' | 'evicted') => void;
 }
 
 const BATCH = 256;
@@ -96,6 +98,7 @@ export class LogStream {
     this.lagTimer = undefined;
     const lag = this.log.lastSequence - this.cursor;
     if (this.closed || !this.waitingDrain || lag <= this.options.maxLag) return;
+    this.options.onDropped?.('lag');
     this.close(`subscriber fell ${lag} events behind (limit ${this.options.maxLag}); reconnect with Last-Event-ID: ${this.cursor}`);
   }
 
@@ -122,6 +125,7 @@ export class LogStream {
         frame = rangeFrame(this.log, this.cursor, to, this.options, this.out.chunked);
       } catch {
         // The log evicted what this subscriber still needed (it was slower than the byte budget).
+        this.options.onDropped?.('evicted');
         return this.close(`events after ${this.cursor} were evicted; resume from GET /events to see the oldest available`);
       }
       this.cursor = to;

@@ -3,6 +3,7 @@
 // session ends. With abort_on_disconnect the turn is interrupted if the client goes away first.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
+import type { Metrics } from '../metrics/registry.js';
 import { MessageRequest, StreamQuery } from '../schema/api.js';
 import type { UniversalEvent } from '../schema/events.js';
 import type { SessionManager } from '../sessions/session-manager.js';
@@ -18,7 +19,7 @@ const TURN_STOPS = new Set<UniversalEvent['type']>([
   'error',
 ]);
 
-export function turnStreamRoutes(app: FastifyInstance, sessions: SessionManager, config: Config): void {
+export function turnStreamRoutes(app: FastifyInstance, sessions: SessionManager, config: Config, metrics?: Metrics): void {
   app.post('/v1/sessions/:id/messages/stream', async (req, reply) => {
     const session = sessions.get((req.params as { id: string }).id);
     const q = parse(StreamQuery, req.query, 'query');
@@ -35,7 +36,7 @@ export function turnStreamRoutes(app: FastifyInstance, sessions: SessionManager,
           session.interrupt().catch(() => {}); // the turn may have ended in the meantime
         }
       },
-    });
+    }, metrics);
     try {
       await session.send(body);
     } catch (err) {

@@ -43,6 +43,11 @@ process.once('exit', () => {
   for (const pid of liveGroups) signalGroup(pid, 'SIGKILL');
 });
 
+/** How many agent process groups are running in this daemon process (a metrics gauge). */
+export const runningProcessCount = (): number => liveGroups.size;
+/** Told of every agent process's exit once it is reaped (src/metrics/ counts exits by code). */
+export const processExitObservers = new Set<(exit: ChildExit) => void>();
+
 export class ChildProcess {
   readonly exited: Promise<ChildExit>;
   private readonly child: ResultPromise;
@@ -100,7 +105,9 @@ export class ChildProcess {
       const signal = typeof result.signal === 'string' ? result.signal : null;
       const spawnError = result.failed && exitCode === null && signal === null ? result.originalMessage : undefined;
       if (spawnError) stderr.push(`${spawnError}\n`);
-      return { exitCode, signal, stderr: stderr.output(), killed: this.killRequested };
+      const exit = { exitCode, signal, stderr: stderr.output(), killed: this.killRequested };
+      for (const observe of processExitObservers) observe(exit);
+      return exit;
     })();
   }
 

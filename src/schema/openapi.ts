@@ -140,6 +140,11 @@ route({
   method: 'post', path: '/v1/sessions/{id}/questions/{question_id}/reject', summary: 'Decline a question', request: { params: questionParams },
   responses: { 204: empty('Rejection delivered'), ...problems(...sessionErrors, 'question_not_found', 'question_already_resolved', 'session_ended') },
 });
+route({
+  method: 'get', path: '/metrics', summary: 'Prometheus metrics: sessions, turns, HITL, streams, agent processes, installs, HTTP (docs/operations.md)',
+  description: 'Behind the token like every route but /v1/health.',
+  responses: { 200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: z.string() } } }, ...problems('shutting_down') },
+});
 
 export function buildOpenApi(version: string): Record<string, unknown> {
   const generator = new OpenApiGeneratorV31(registry.definitions);

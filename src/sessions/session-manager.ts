@@ -13,7 +13,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { EventStore, StoreFailure } from '../store/event-store.js';
 import type { EventLogLimits } from './event-log.js';
 import type { HitlSettings } from './hitl-policy.js';
-import { resolveCwd, Session, type ResolvedCreateRequest } from './session.js';
+import { resolveCwd, Session, type ResolvedCreateRequest, type SessionDeps } from './session.js';
 
 export interface SessionManagerOptions {
   registry: AgentRegistry;
@@ -32,6 +32,8 @@ export interface SessionManagerOptions {
   retentionMs: number;
   /** A durable store is kept under this size by dropping the oldest ended sessions. */
   maxStoreBytes: number;
+  /** Passed to every session (SessionDeps.onEvent). */
+  onEvent?: SessionDeps['onEvent'];
   /** Fills in and checks agent-specific fields (modes) and makes sure the agent is installed;
    *  throws the client's error. Runs after the id is reserved, before the agent starts. */
   prepare?: (request: CreateSessionRequest, logger: FastifyBaseLogger) => Promise<CreateSessionRequest & { agentMode: string; permissionMode: string }>;
@@ -194,6 +196,11 @@ export class SessionManager {
     const session = this.sessions.get(id);
     if (!session) throw sessionNotFound(id);
     return session;
+  }
+
+  /** Every session held in memory, oldest first (metrics read their status and log size). */
+  all(): IterableIterator<Session> {
+    return this.sessions.values();
   }
 
   /** Newest first. */

@@ -26,6 +26,8 @@ export interface SessionDeps {
   hitl: HitlSettings;
   logger: FastifyBaseLogger;
   store: EventStore;
+  /** Sees every event once it is in the log (the daemon's metrics, src/metrics/); must not throw. */
+  onEvent?: (session: Session, event: UniversalEvent) => void;
 }
 
 export class Session {
@@ -350,6 +352,7 @@ export class Session {
     this.updatedAt = this.deps.clock.now();
     const logged = events.map((n) => {
       const event = this.log.append(n.event, n.raw, n.nativeSessionId);
+      this.deps.onEvent?.(this, event);
       if (event.type === 'session.ended') this.endedAt = this.updatedAt;
       this.policy.observe(event);
       return event;

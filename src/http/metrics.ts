@@ -1,0 +1,28 @@
+// GET /metrics (Prometheus text format, docs/operations.md) and the hook counting every HTTP
+// answer by route pattern and status. Behind the token like every route but /v1/health (auth.ts).
+import type { FastifyInstance } from 'fastify';
+import type { Metrics } from '../metrics/registry.js';
+
+export function metricsRoutes(app: FastifyInstance, metrics: Metrics): void {
+  // The route pattern, never the raw URL: session ids in paths would make one series per session.
+  // Fastify runs onResponse when the response finished (streams too, once the daemon ends them);
+  // a request no route matched has no pattern and is counted as `unmatched`.
+  app.addHook('onResponse', (req, reply, done) => {
+    metrics.httpResponse(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode);
+    done();
+  });
+  // A request the client closed before its answer finished: mostly event streams the client left
+  // (the daemon rarely ends an SSE stream itself), or a client that gave up waiting.
+  app.addHook('onRequestAbort', (req, done) => {
+    metrics.httpResponse(req.method, req.routeOptions.url ?? 'unmatched', 'aborted');
+    done();
+  });
+  app.addHook('onClose', (_app, done) => {
+    metrics.close();
+    done();
+  });
+  app.get('/metrics', async (_req, reply) => {
+    const text = await metrics.scrape();
+    return reply.type(metrics.contentType).send(text);
+  });
+}

@@ -1,0 +1,134 @@
+// Metrics derived by watching the universal events as they are appended, instead of instrumenting
+// the session internals: the stream already says when turns start and end (and why), when HITL
+// requests open and close, and when a session ends. Session.apply calls `observe` once per event,
+// on the path benchmarked at a few µs per event, so the common case (an item event) is two property
+// lookups and an increment on a plain table; prom-client's labelled counters hash their labels on
+// every call and are only touched at scrape time (`collect`) or for the rare turn and HITL events.
+import type { Counter, Histogram } from 'prom-client';
+import type { EventType, UniversalEvent } from '../schema/events.js';
+
+/** What the observer needs of a session (Session satisfies it). */
+export interface ObservedSession {
+  readonly id: string;
+  readonly request: { readonly agent: string };
+}
+
+export interface EventMetricSet {
+  events: Counter<'agent' | 'type'>;
+  sessionsStarted: Counter<'agent'>;
+  sessionsEnded: Counter<'agent' | 'reason'>;
+  turnsStarted: Counter<'agent'>;
+  turnsEnded: Counter<'agent' | 'reason'>;
+  turnSeconds: Histogram<'agent' | 'reason'>;
+  hitlRequests: Counter<'agent' | 'kind'>;
+  hitlResolved: Counter<'agent' | 'kind' | 'outcome'>;
+  hitlAnswerSeconds: Histogram<'kind' | 'outcome'>;
+}
+
+/**
+ * The reasons a turn.ended may carry (docs/events.md). Agents put whatever they like in metadata, so
+ * anything else is `other` and a missing reason (Claude, Codex and Amp end turns without one) is
+ * `unspecified`: a label's values must stay a small fixed set.
+ */
+const TURN_REASONS = new Set(['completed', 'interrupted', 'error', 'terminated', 'agent_exited']);
+
+export function turnReason(metadata: Record<string, unknown> | undefined): string {
+  const reason = metadata?.reason;
+  if (reason === undefined) return 'unspecified';
+  return typeof reason === 'string' && TURN_REASONS.has(reason) ? reason : 'other';
+}
+
+/** Open turn and HITL start times of one session; dropped at session.ended. */
+interface SessionClock {
+  turnStartedAt?: number;
+  hitlAskedAt?: Map<string, number>;
+}
+
+export class EventObserver {
+  /** Events appended per agent and type, published into the `events` counter at scrape time. */
+  private readonly counts = new Map<string, Record<string, number>>();
+  private readonly clocks = new Map<string, SessionClock>();
+
+  constructor(
+    private readonly m: EventMetricSet,
+    /** Monotonic milliseconds (performance.now); durations never follow wall-clock jumps. */
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Called once per appended event; must never throw (it runs inside the session's append). */
+  readonly observe = (session: ObservedSession, event: UniversalEvent): void => {
+    const agent = session.request.agent;
+    let byType = this.counts.get(agent);
+    if (!byType) this.counts.set(agent, (byType = {}));
+    byType[event.type] = (byType[event.type] ?? 0) + 1;
+    if (event.type.startsWith('item.')) return; // the bulk of the stream: nothing more to derive
+    this.derive(session.id, agent, event);
+  };
+
+  /** Copies the plain event tables into the prom-client counter (its collect hook). */
+  publishEventCounts(): void {
+    this.m.events.reset();
+    for (const [agent, byType] of this.counts) {
+      for (const type in byType) this.m.events.inc({ agent, type }, byType[type as EventType]);
+    }
+  }
+
+  private derive(sessionId: string, agent: string, event: UniversalEvent): void {
+    const m = this.m;
+    switch (event.type) {
+      case 'session.started':
+        return m.sessionsStarted.inc({ agent });
+      case 'session.ended':
+        m.sessionsEnded.inc({ agent, reason: event.data.reason });
+        this.clocks.delete(sessionId); // nothing of it can still be open
+        return;
+      case 'turn.started':
+        m.turnsStarted.inc({ agent });
+        this.clock(sessionId).turnStartedAt = this.now();
+        return;
+      case 'turn.ended': {
+        const labels = { agent, reason: turnReason(event.data.metadata) };
+        m.turnsEnded.inc(labels);
+        const clock = this.clocks.get(sessionId);
+        // A turn whose start this observer did not see (a session restored from the store) is
+        // counted, but has no duration.
+        if (clock?.turnStartedAt !== undefined) m.turnSeconds.observe(labels, (this.now() - clock.turnStartedAt) / 1000);
+        if (clock) clock.turnStartedAt = undefined;
+        return;
+      }
+      case 'permission.requested':
+        return this.asked(sessionId, agent, 'permission', event.data.permission_id);
+      case 'question.requested':
+        return this.asked(sessionId, agent, 'question', event.data.question_id);
+      case 'permission.resolved':
+        return this.answered(sessionId, agent, 'permission', event.data.permission_id, event.data.status);
+      case 'question.resolved':
+        return this.answered(sessionId, agent, 'question', event.data.question_id, event.data.status);
+      default:
+        return;
+    }
+  }
+
+  private asked(sessionId: string, agent: string, kind: 'permission' | 'question', id: string): void {
+    this.m.hitlRequests.inc({ agent, kind });
+    const clock = this.clock(sessionId);
+    (clock.hitlAskedAt ??= new Map()).set(`${kind}:${id}`, this.now());
+  }
+
+  /** A resolution without a request seen here (Amp's remembered rules) is counted, not timed. */
+  private answered(sessionId: string, agent: string, kind: 'permission' | 'question', id: string, outcome: string): void {
+    this.m.hitlResolved.inc({ agent, kind, outcome });
+    const asked = this.clocks.get(sessionId)?.hitlAskedAt;
+    const key = `${kind}:${id}`;
+    const at = asked?.get(key);
+    if (at === undefined) return;
+    asked!.delete(key);
+    this.m.hitlAnswerSeconds.observe({ kind, outcome }, (this.now() - at) / 1000);
+  }
+
+  private clock(sessionId: string): SessionClock {
+    let clock = this.clocks.get(sessionId);
+    if (!clock) this.clocks.set(sessionId, (clock = {}));
+    return clock;
+  }
+}
