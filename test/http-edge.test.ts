@@ -165,6 +165,24 @@ describe('a body far over the limit, from a client still writing it', () => {
   });
 });
 
+describe('a body still being read away at shutdown', () => {
+  it('does not hold app.close()', async () => {
+    const own = await makeApp({ config: { bodyLimitBytes: BODY_LIMIT } });
+    await own.app.listen({ host: '127.0.0.1', port: 0 });
+    const ownPort = (own.app.server.address() as AddressInfo).port;
+    // Declares 20 MB, sends 1 MB, then stalls: the 413 comes at once, the drain never ends.
+    const req = request({ host: '127.0.0.1', port: ownPort, method: 'POST', path: '/v1/sessions', agent: false, headers: { 'content-type': 'application/json', 'content-length': String(20 * 1024 * 1024) } });
+    req.on('error', () => {});
+    const status = new Promise<number>((resolve) => req.on('response', (res) => resolve(res.resume().statusCode ?? 0)));
+    req.write(Buffer.alloc(1024 * 1024, 'a'));
+    expect(await status).toBe(413);
+    const started = Date.now();
+    await own.app.close();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    req.destroy();
+  });
+});
+
 describe('GET /openapi.json', () => {
   it('names the address the daemon listens on', async () => {
     const res = await fetch(`http://127.0.0.1:${port}/openapi.json`);

@@ -15,7 +15,8 @@ export const DISCARD_MAX_MS = 30_000;
 const discarding = new WeakSet<IncomingMessage>();
 
 export function discardUnreadBody(req: IncomingMessage, reply: FastifyReply): void {
-  if (req.complete || req.readableEnded || req.destroyed || discarding.has(req)) return;
+  // `complete` is false only on a real request still receiving (inject() has no socket to save).
+  if (req.complete !== false || req.readableEnded || req.destroyed || discarding.has(req)) return;
   discarding.add(req);
   // Fastify asks for Connection: close after a body it did not finish reading, and so may the
   // client; Node would then close the socket as soon as the answer is written, with the body
