@@ -12,9 +12,13 @@ import { installAuth } from './http/auth.js';
 import { installCors } from './http/cors.js';
 import { eventRoutes } from './http/events.js';
 import { daemonRoutes } from './http/health.js';
+import { installHostCheck } from './http/host.js';
+import { installJsonParser } from './http/json-body.js';
 import { metricsRoutes } from './http/metrics.js';
-import { answerClientError, installProblemHandlers } from './http/problems.js';
+import { answerConnect, recordRoutes, RouteTable } from './http/methods.js';
+import { clientErrorAnswerer, installProblemHandlers, writeRawProblem } from './http/problems.js';
 import { sessionRoutes } from './http/sessions.js';
+import { refuseUndeclaredQueries } from './http/validate.js';
 import { turnStreamRoutes } from './http/turn-stream.js';
 import { loggerOptions, requestIdOptions } from './logging.js';
 import { Metrics } from './metrics/registry.js';
@@ -53,13 +57,16 @@ export interface App {
 export async function buildApp(deps: AppDeps = {}): Promise<App> {
   const config = Config.parse(deps.config ?? {});
   const ids = deps.ids ?? randomIds;
+  const routes = new RouteTable();
   const app = Fastify({
     logger: deps.logger || deps.logStream ? loggerOptions(config.logLevel, deps.logStream) : false,
     ...requestIdOptions(ids),
     bodyLimit: config.bodyLimitBytes,
     // SSE and NDJSON streams stay open indefinitely; only idle keep-alive sockets time out.
     requestTimeout: 0,
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: clientErrorAnswerer(routes),
+    // Node would answer a request without Host with a bare 400; the Host check answers it instead.
+    http: { requireHostHeader: false },
     // While draining, our own hook answers (problem+json, and health says "draining").
     return503OnClosing: false,
     // Session ids may be 128 characters; longer ones get a 400 from validation, not a 414.
@@ -99,25 +106,19 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     },
   });
 
-  installProblemHandlers(app);
+  // The Host check comes first: a request for a name that is not ours runs nothing else.
+  installHostCheck(app, config.host, config.allowedHosts);
+  recordRoutes(app, routes);
+  app.server.on('connect', answerConnect(routes, writeRawProblem));
+  installProblemHandlers(app, routes);
   await installCors(app, config);
   installAuth(app, config.token);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
 
-  // An empty body with Content-Type: application/json is "no body", not a parse error: curl users
-  // often send the header on bodiless POSTs such as /interrupt.
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = (body as string).trim();
-    if (text === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text, refusePoison));
-    } catch (err) {
-      done(err instanceof ApiError ? err : new ApiError('malformed_json', `The body is not valid JSON: ${(err as Error).message}`), undefined);
-    }
-  });
-  app.removeContentTypeParser('text/plain'); // Fastify's default would let text bodies reach validation (400, not 415)
+  installJsonParser(app);
+  refuseUndeclaredQueries(app);
 
   let draining = false;
   app.addHook('onRequest', async (req) => {
@@ -150,11 +151,3 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-/** JSON reviver refusing the keys of prototype-poisoning payloads (as Fastify's own parser does). */
-function refusePoison(key: string, value: unknown): unknown {
-  if (key === '__proto__' || (key === 'constructor' && typeof value === 'object' && value !== null && 'prototype' in value)) {
-    throw new ApiError('invalid_request', 'The body must not contain __proto__ or constructor.prototype keys.');
-  }
-  return value;
-}

@@ -1,6 +1,7 @@
 // Flags and AGENTWIRE_* environment variables → one validated Config. Flags win over env, env over
 // defaults. Every limit the daemon enforces is here, so every buffer has a documented bound. One
 // table (OPTIONS) drives parsing, validation, `--help` and the redacted start-up log line.
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { defaultDataDir } from './store/data-dir.js';
 
@@ -15,6 +16,16 @@ const duration = z.union([z.number(), z.string()]).transform((v, ctx) => {
     return z.NEVER;
   }
   return Number(match[1]) * UNITS[match[2] ?? 'ms']!;
+});
+
+// An Origin header is scheme://host[:port], nothing more: a path or trailing slash never matches.
+const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]+$/;
+const corsOrigin = z.string().refine((v) => v === '*' || (ORIGIN.test(v) && (!/^https?:/.test(v) || (URL.canParse(v) && new URL(v).origin === v))), {
+  error: (issue) => `'${String(issue.input)}' is not an origin: use * or scheme://host[:port] exactly as browsers send it (lower case, no path, no trailing slash, no default port)`,
+});
+// A host name or IP address (no scheme, no port), *.suffix for every subdomain, or * for any.
+const allowedHost = z.string().refine((v) => v === '*' || /^(\*\.)?[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$/.test(v) || isIP(v.replace(/^\[(.*)\]$/, '$1')) !== 0, {
+  error: (issue) => `'${String(issue.input)}' is not a host name or IP address (no scheme or port; *.example.com for subdomains, * for any)`,
 });
 
 interface Option<S extends z.ZodType> {
@@ -34,7 +45,8 @@ export const OPTIONS = {
   port: opt({ flag: 'port', env: 'PORT', schema: int(0, 65535).default(2468), help: 'listen port (0: any free port)' }),
   token: opt({ flag: 'token', env: 'TOKEN', schema: z.string().min(16, 'use at least 16 characters').optional(), help: 'bearer token every route but /v1/health requires', secret: true }),
   noToken: opt({ flag: 'no-token', env: 'NO_TOKEN', schema: z.coerce.boolean().default(false), kind: 'switch', help: 'allow a non-loopback --host without a token (you take responsibility)' }),
-  corsOrigins: opt({ flag: 'cors-origin', env: 'CORS_ORIGIN', schema: list.default([]), kind: 'list', help: 'allowed browser origin (repeatable, or *); CORS is off without it' }),
+  allowedHosts: opt({ flag: 'allowed-host', env: 'ALLOWED_HOST', schema: z.array(allowedHost).default([]), kind: 'list', help: 'a Host name the daemon answers to besides loopback names and --host (repeatable; *.example.com for subdomains; * turns the DNS-rebinding check off)' }),
+  corsOrigins: opt({ flag: 'cors-origin', env: 'CORS_ORIGIN', schema: z.array(corsOrigin).default([]), kind: 'list', help: 'allowed browser origin (repeatable, or *); CORS is off without it' }),
   corsMethods: opt({ flag: 'cors-methods', env: 'CORS_METHODS', schema: list.default(['GET', 'POST', 'DELETE', 'OPTIONS']), kind: 'list', help: 'methods allowed cross-origin' }),
   corsHeaders: opt({ flag: 'cors-headers', env: 'CORS_HEADERS', schema: list.default(['Authorization', 'Content-Type', 'Last-Event-ID', 'Accept']), kind: 'list', help: 'request headers allowed cross-origin' }),
   logLevel: opt({ flag: 'log-level', env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), help: 'pino log level (also LOG_LEVEL)' }),

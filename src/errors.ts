@@ -8,6 +8,7 @@ export const CATALOGUE = {
   offset_ahead: { status: 400, title: 'Cursor is past the last event' },
   unauthorized: { status: 401, title: 'Missing or invalid bearer token' },
   not_found: { status: 404, title: 'No such route' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
   session_not_found: { status: 404, title: 'Session not found' },
   permission_not_found: { status: 404, title: 'Permission request not found' },
   question_not_found: { status: 404, title: 'Question not found' },
@@ -17,10 +18,12 @@ export const CATALOGUE = {
   permission_already_resolved: { status: 409, title: 'Permission already resolved' },
   question_already_resolved: { status: 409, title: 'Question already resolved' },
   no_turn_running: { status: 409, title: 'No turn is running' },
+  request_timeout: { status: 408, title: 'Request not received in time' },
   events_evicted: { status: 410, title: 'Events no longer available' },
   body_too_large: { status: 413, title: 'Request body too large' },
   headers_too_large: { status: 431, title: 'Request headers too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  host_not_allowed: { status: 421, title: 'Host not allowed' },
   too_many_sessions: { status: 429, title: 'Session limit reached' },
   too_many_subscribers: { status: 429, title: 'Subscriber limit reached' },
   internal_error: { status: 500, title: 'Internal error' },
@@ -43,6 +46,8 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     readonly detail: string,
     readonly context: Record<string, unknown> = {},
+    /** Response headers the problem needs (Allow on a 405, WWW-Authenticate on a 401). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(detail);
     this.status = CATALOGUE[code].status;

@@ -7,13 +7,14 @@
 
 export interface Row {
   name: string;
-  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'HEAD' | 'TRACE' | 'CONNECT' | 'PROPFIND' | 'SEARCH';
   /** {perm}, {question} and {gonePerm} are replaced with the ids the agent chose. */
   url: string;
   headers?: Record<string, string>;
   /** A string or Buffer is sent as is (as application/json unless headers say otherwise). */
   body?: string | Buffer | object;
-  expect: { status: number; code: string; errorPath?: string };
+  /** `allow`: the Allow header a 405 must carry. */
+  expect: { status: number; code: string; errorPath?: string; allow?: string };
 }
 
 const BODY_LIMIT = 16 * 1024; // the test app's bodyLimitBytes
@@ -27,6 +28,9 @@ const BODY_ROUTES: { route: string; url: string; valid: Record<string, unknown> 
   { route: 'permission reply', url: '/v1/sessions/perm/permissions/{perm}/reply', valid: { reply: 'once' } },
   { route: 'question reply', url: '/v1/sessions/quest/questions/{question}/reply', valid: { answers: [['red']] } },
 ];
+
+/** An array nested `depth` levels deep (counting the outermost). */
+const nest = (depth: number): unknown => (depth <= 1 ? [] : [nest(depth - 1)]);
 
 const BROKEN_JSON: [string, string][] = [
   ['truncated', '{"message":"hi'],
@@ -49,6 +53,10 @@ const bodyRows: Row[] = BODY_ROUTES.flatMap(({ route, url, valid }) => [
   ...NOT_OBJECTS.map(([what, body]): Row => ({ name: `${route}: ${what} body`, url, body, expect: { status: 400, code: 'invalid_request', errorPath: 'body' } })),
   { name: `${route}: no body`, url, expect: { status: 400, code: 'invalid_request' } },
   { name: `${route}: body over the limit`, url, body: { ...valid, pad: 'x'.repeat(BODY_LIMIT) }, expect: { status: 413, code: 'body_too_large' } },
+  // Deep enough to overflow the stack of anything recursive, and still under the body limit.
+  { name: `${route}: JSON nested 8000 deep`, url, body: `${'['.repeat(8000)}${']'.repeat(8000)}`, expect: { status: 400, code: 'invalid_request' } },
+  { name: `${route}: JSON nested 65 deep in a field`, url, body: { ...valid, extra: nest(65) }, expect: { status: 400, code: 'invalid_request' } },
+  { name: `${route}: unterminated JSON nested 3000 deep`, url, body: '{"a":'.repeat(3000), expect: { status: 400, code: 'invalid_request' } },
 ]);
 
 /** Bodiless POSTs still parse a JSON body when one is sent. `gone` makes a slip harmless. */
@@ -58,6 +66,15 @@ const bodilessRows: Row[] = [
   { name: 'reject: broken JSON', url: '/v1/sessions/quest/questions/{question}/reject', body: '[1,', expect: { status: 400, code: 'malformed_json' } },
   { name: 'interrupt: body over the limit', url: '/v1/sessions/live/interrupt', body: { pad: 'x'.repeat(BODY_LIMIT) }, expect: { status: 413, code: 'body_too_large' } },
   { name: 'interrupt: text/plain', url: '/v1/sessions/live/interrupt', headers: { 'content-type': 'text/plain' }, body: 'stop', expect: { status: 415, code: 'unsupported_media_type' } },
+  // A body on a route that takes none is refused like an unknown field; had it passed, `live`
+  // would answer 409, `gone` 204/409 and `nope` 404.
+  { name: 'interrupt: a JSON body', url: '/v1/sessions/live/interrupt', body: { force: true }, expect: { status: 400, code: 'invalid_request', errorPath: 'body' } },
+  { name: 'interrupt: a JSON array body', url: '/v1/sessions/live/interrupt', body: '[]', expect: { status: 400, code: 'invalid_request', errorPath: 'body' } },
+  { name: 'interrupt: a JSON null body', url: '/v1/sessions/live/interrupt', body: 'null', expect: { status: 400, code: 'invalid_request', errorPath: 'body' } },
+  { name: 'terminate: a JSON body', url: '/v1/sessions/gone/terminate', body: { reason: 'done' }, expect: { status: 400, code: 'invalid_request', errorPath: 'body' } },
+  { name: 'terminate: a JSON string body', url: '/v1/sessions/gone/terminate', body: '"now"', expect: { status: 400, code: 'invalid_request', errorPath: 'body' } },
+  { name: 'question reject: a JSON body', url: '/v1/sessions/gone/questions/q_1/reject', body: { why: 'no' }, expect: { status: 400, code: 'invalid_request', errorPath: 'body' } },
+  { name: 'delete: a JSON body', method: 'DELETE', url: '/v1/sessions/nope', body: { force: true }, expect: { status: 400, code: 'invalid_request', errorPath: 'body' } },
 ];
 
 /** One wrong value per field, on a session id that must never come to exist. */
@@ -223,21 +240,66 @@ const cursorRows: Row[] = [
   { name: 'stream: abort_on_disconnect=perhaps', url: '/v1/sessions/live/messages/stream?abort_on_disconnect=perhaps', body: { message: 'hi' }, expect: { status: 400, code: 'invalid_request' } },
 ];
 
+/** Unknown query parameters are refused like unknown body fields (a typo is not a default). */
+const unknownQuery = (name: string, method: Row['method'], url: string, errorPath: string, body?: object): Row => ({
+  name,
+  method,
+  url,
+  ...(body ? { body } : {}),
+  expect: { status: 400, code: 'invalid_request', errorPath },
+});
+const queryRows: Row[] = [
+  unknownQuery('poll: ?ofset=', 'GET', '/v1/sessions/live/events?ofset=1', 'query'),
+  unknownQuery('poll: ?include-raw=', 'GET', '/v1/sessions/live/events?include-raw=true', 'query'),
+  unknownQuery('poll: ?token= (only the streams take one)', 'GET', '/v1/sessions/live/events?token=abc', 'query'),
+  unknownQuery('poll: 5000 unknown query params', 'GET', `/v1/sessions/live/events?${manyParams}`, 'query'),
+  unknownQuery('sse: ?limit= (polls only)', 'GET', '/v1/sessions/live/events/sse?limit=5', 'query'),
+  unknownQuery('sse: ?ofset=', 'GET', '/v1/sessions/live/events/sse?ofset=1', 'query'),
+  unknownQuery('stream: ?offset= (a turn starts at its message)', 'POST', '/v1/sessions/gone/messages/stream?offset=1', 'query', { message: 'hi' }),
+  unknownQuery('list: ?limit=', 'GET', '/v1/sessions?limit=1', 'query.limit'),
+  unknownQuery('get: ?include_raw=', 'GET', '/v1/sessions/live?include_raw=true', 'query.include_raw'),
+  unknownQuery('message: ?wait=', 'POST', '/v1/sessions/gone/messages?wait=true', 'query.wait', { message: 'hi' }),
+  unknownQuery('terminate: ?force=', 'POST', '/v1/sessions/gone/terminate?force=1', 'query.force'),
+  unknownQuery('create: ?agent=', 'POST', '/v1/sessions/never?agent=mock', 'query.agent', { agent: 'mock' }),
+  unknownQuery('health: ?verbose=', 'GET', '/v1/health?verbose=1', 'query.verbose'),
+  unknownQuery('agents: ?refresh=', 'GET', '/v1/agents?refresh=1', 'query.refresh'),
+];
+
+/** DNS rebinding: a page on a name that is not ours, re-pointed at 127.0.0.1 (see host.test.ts). */
+const hostRows: Row[] = [
+  { name: 'create: Host attacker.example:2468', url: '/v1/sessions/never', headers: { host: 'attacker.example:2468', 'content-type': 'application/json' }, body: '{"agent":"mock"}', expect: { status: 421, code: 'host_not_allowed' } },
+  { name: 'message: Host attacker.example', url: '/v1/sessions/live/messages', headers: { host: 'attacker.example', 'content-type': 'application/json' }, body: '{"message":"echo pwned"}', expect: { status: 421, code: 'host_not_allowed' } },
+  { name: 'permission reply: Host 0.0.0.0', url: '/v1/sessions/perm/permissions/{perm}/reply', headers: { host: '0.0.0.0:2468', 'content-type': 'application/json' }, body: '{"reply":"always"}', expect: { status: 421, code: 'host_not_allowed' } },
+  { name: 'health: Host localhost.attacker.example', method: 'GET', url: '/v1/health', headers: { host: 'localhost.attacker.example' }, expect: { status: 421, code: 'host_not_allowed' } },
+  { name: 'unknown route: Host attacker.example (421 before 404)', method: 'GET', url: '/nope', headers: { host: 'attacker.example' }, expect: { status: 421, code: 'host_not_allowed' } },
+  { name: 'list: Host with userinfo', method: 'GET', url: '/v1/sessions', headers: { host: 'attacker.example@127.0.0.1' }, expect: { status: 400, code: 'invalid_request' } },
+  { name: 'list: Host with a path', method: 'GET', url: '/v1/sessions', headers: { host: '127.0.0.1/x' }, expect: { status: 400, code: 'invalid_request' } },
+];
+
 const notFound = (method: Row['method'], url: string): Row => ({ name: `${method} ${url.slice(0, 60)}`, method, url, expect: { status: 404, code: 'not_found' } });
+const notAllowed = (method: Row['method'], url: string, allow: string): Row => ({ name: `${method} ${url.slice(0, 60)}`, method, url, expect: { status: 405, code: 'method_not_allowed', allow } });
 const routeRows: Row[] = [
-  notFound('GET', '/v1/sessions/live/messages'),
-  notFound('GET', '/v1/sessions/live/terminate'),
-  notFound('GET', '/v1/sessions/live/interrupt'),
-  notFound('GET', '/v1/sessions/perm/permissions/{perm}/reply'),
-  notFound('PUT', '/v1/sessions/live'),
-  notFound('PATCH', '/v1/sessions/live/messages'),
-  notFound('DELETE', '/v1/sessions/live/messages'),
-  notFound('POST', '/v1/health'),
-  notFound('POST', '/v1/sessions/live/events'),
-  notFound('OPTIONS', '/v1/sessions/live'),
+  notAllowed('GET', '/v1/sessions/live/messages', 'POST'),
+  notAllowed('GET', '/v1/sessions/live/terminate', 'POST'),
+  notAllowed('GET', '/v1/sessions/live/interrupt', 'POST'),
+  notAllowed('GET', '/v1/sessions/perm/permissions/{perm}/reply', 'POST'),
+  notAllowed('PUT', '/v1/sessions/live', 'DELETE, GET, HEAD, POST'),
+  notAllowed('PATCH', '/v1/sessions/live/messages', 'POST'),
+  notAllowed('DELETE', '/v1/sessions/live/messages', 'POST'),
+  notAllowed('POST', '/v1/health', 'GET, HEAD'),
+  notAllowed('POST', '/v1/sessions/live/events', 'GET, HEAD'),
+  notAllowed('OPTIONS', '/v1/sessions/live', 'DELETE, GET, HEAD, POST'),
+  notAllowed('TRACE', '/v1/sessions', 'GET, HEAD, POST'),
+  notAllowed('PROPFIND', '/v1/sessions', 'GET, HEAD, POST'),
+  notAllowed('SEARCH', '/v1/agents', 'GET, HEAD'),
+  notAllowed('CONNECT', '/v1/sessions/live', 'DELETE, GET, HEAD, POST'),
+  notAllowed('HEAD', '/v1/sessions/live/messages', 'POST'),
+  notAllowed('GET', '/v1/sessions/live/messages?x=1', 'POST'),
   notFound('GET', '/v2/sessions'),
+  notFound('PUT', '/v2/sessions'),
+  notFound('CONNECT', '/nope'),
   notFound('GET', '/v1/sessions/live/../../etc/passwd'),
   notFound('GET', `/v1/${'a/'.repeat(50_000)}`),
 ];
 
-export const CORPUS: Row[] = [...bodyRows, ...bodilessRows, ...createRows, ...messageRows, ...replyRows, ...idRows, ...mediaRows, ...cursorRows, ...routeRows];
+export const CORPUS: Row[] = [...bodyRows, ...bodilessRows, ...createRows, ...messageRows, ...replyRows, ...idRows, ...mediaRows, ...cursorRows, ...queryRows, ...hostRows, ...routeRows];

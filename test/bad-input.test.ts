@@ -50,8 +50,16 @@ function inject(row: Row) {
 
 async function expectRow(row: Row): Promise<void> {
   const res = await inject(row);
+  if (row.method === 'HEAD') {
+    // No body on a HEAD answer; the status and headers still say it all.
+    expect(res.statusCode).toBe(row.expect.status);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.headers.allow).toBe(row.expect.allow);
+    return;
+  }
   const problem = expectProblem(res, row.expect.status, row.expect.code);
   expect(res.body).not.toMatch(INTERNAL);
+  if (row.expect.status === 405) expect(res.headers.allow, res.body).toBe(row.expect.allow);
   if (row.expect.errorPath) {
     const paths = (problem.errors as { path: string }[] | undefined)?.map((e) => e.path);
     expect(paths, res.body).toContain(row.expect.errorPath);
@@ -105,10 +113,23 @@ describe('input that looks odd but is valid', () => {
     expect(await echo('charset', 'bom', undefined, `\ufeff${body('bom')}`)).toEqual([{ type: 'text', text: 'bom' }]);
   });
 
-  it('ignores unknown query parameters, however many', async () => {
-    const many = Array.from({ length: 5000 }, (_, i) => `p${i}=${i}`).join('&');
-    const res = await app.app.inject({ method: 'GET', url: `/v1/sessions/live/events?${many}&x=${'a'.repeat(100_000)}` });
-    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+  it('accepts every query parameter a route declares, in both spellings', async () => {
+    for (const query of ['offset=0&limit=5&include_raw=true', 'includeRaw=1', 'include_raw=false&offset=1']) {
+      const res = await app.app.inject({ method: 'GET', url: `/v1/sessions/live/events?${query}` });
+      expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    }
+  });
+
+  it('accepts an empty JSON object on a route that takes no body', async () => {
+    expect((await post(app, '/v1/sessions/gone/terminate', {})).statusCode).toBe(204);
+  });
+
+  it('accepts JSON nested exactly 64 levels deep', async () => {
+    // 64 levels counting the body object; spent in an unknown field, so the schema refuses it
+    // for that field, not for its depth.
+    const deep = `{"agent":"mock","x":${'['.repeat(63)}${']'.repeat(63)}}`;
+    const res = await app.app.inject({ method: 'POST', url: '/v1/sessions/never', headers: { 'content-type': 'application/json' }, payload: deep });
+    expect(expectProblem(res, 400, 'invalid_request').detail).not.toMatch(/nested/);
   });
 
   it('accepts a 128-character session id, as docs/http-api.md promises', async () => {
@@ -153,7 +174,7 @@ describe('malformed HTTP below the router (a real socket)', () => {
   });
 
   it('stays up', async () => {
-    const health = await send(port, 'GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const health = await send(port, 'GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
     expect(health).toMatch(/^HTTP\/1.1 200 /);
   });
 });

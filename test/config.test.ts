@@ -40,6 +40,25 @@ describe('loadConfig', () => {
     expect(loadConfig(['--host', '::1']).host).toBe('::1');
   });
 
+  it('refuses a --cors-origin that is not exactly an origin', () => {
+    for (const bad of ['https://app.test/', 'https://app.test/path', 'app.test', 'https://APP.test', 'https://app.test:443', 'https://user@app.test', 'null', 'https://app.test?x=1']) {
+      expect(() => loadConfig(['--cors-origin', bad]), bad).toThrow(/--cors-origin \(AGENTWIRE_CORS_ORIGIN\): .* is not an origin/);
+    }
+    expect(() => loadConfig([], { AGENTWIRE_CORS_ORIGIN: 'https://ok.test,https://bad.test/' })).toThrow(/bad\.test\/' is not an origin/);
+    const ok = ['*', 'https://app.test', 'http://localhost:5173', 'http://[::1]:8080', 'chrome-extension://abcdefghijklmnop', 'tauri://localhost'];
+    expect(loadConfig(ok.flatMap((o) => ['--cors-origin', o])).corsOrigins).toEqual(ok);
+  });
+
+  it('reads --allowed-host (repeatable) and refuses what is not a host name', () => {
+    expect(loadConfig(['--allowed-host', 'agentwire.internal', '--allowed-host', '*.example.com']).allowedHosts).toEqual(['agentwire.internal', '*.example.com']);
+    expect(loadConfig([], { AGENTWIRE_ALLOWED_HOST: '*' }).allowedHosts).toEqual(['*']);
+    expect(loadConfig(['--allowed-host', '10.0.0.5', '--allowed-host', '[fd00::1]', '--allowed-host', 'fd00::2']).allowedHosts).toHaveLength(3);
+    expect(loadConfig([]).allowedHosts).toEqual([]);
+    for (const bad of ['http://agentwire.internal', 'agentwire.internal:2468', 'a b', 'a/b', '*example.com', 'a.*.com']) {
+      expect(() => loadConfig(['--allowed-host', bad]), bad).toThrow(/--allowed-host \(AGENTWIRE_ALLOWED_HOST\): .* is not a host name/);
+    }
+  });
+
   it('redacts the token in the logged config', () => {
     const config = loadConfig(['--token', 'a-long-enough-token']);
     expect(redacted(config).token).toBe('[redacted]');

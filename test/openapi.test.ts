@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApi } from '../src/schema/openapi.js';
+import { makeApp } from './helpers.js';
 import { VERSION } from '../src/version.js';
 import { EVENT_TYPES } from '../src/schema/events.js';
 
@@ -31,6 +32,19 @@ describe('openapi.json', () => {
         expect(errors.length, `${method} ${path}`).toBeGreaterThan(0);
         for (const s of errors) expect(Object.keys(op.responses[s].content)).toEqual(['application/problem+json']);
       }
+    }
+  });
+
+  it('is served as committed, with the address the request reached the daemon at as its server', async () => {
+    // Not listening (inject): the Host the request came with. A listening daemon names its own
+    // address and port (http-edge.test.ts).
+    const { app } = await makeApp();
+    try {
+      const served = (await app.inject({ method: 'GET', url: '/openapi.json', headers: { host: '127.0.0.1:7777' } })).json<Record<string, unknown>>();
+      expect(served.servers).toEqual([{ url: 'http://127.0.0.1:7777', description: 'This daemon' }]);
+      expect({ ...served, servers: committed.servers }).toEqual(committed);
+    } finally {
+      await app.close();
     }
   });
 });

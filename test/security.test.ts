@@ -47,9 +47,13 @@ describe('bearer token', () => {
   it.each(routes)('%s %s answers 401 without a token, and with a wrong one', async (method, url, body) => {
     const a = await secured();
     const payload = body === undefined ? {} : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } };
-    expectProblem(await a.app.inject({ method: method as 'GET', url, ...payload }), 401, 'unauthorized');
+    const missing = await a.app.inject({ method: method as 'GET', url, ...payload });
+    expectProblem(missing, 401, 'unauthorized');
+    // RFC 6750: the 401 names the scheme, and says when the token presented was the problem.
+    expect(missing.headers['www-authenticate']).toBe('Bearer realm="agentwire"');
     const wrong = await a.app.inject({ method: method as 'GET', url, ...payload, headers: { ...payload.headers, authorization: 'Bearer nope' } });
     expect(expectProblem(wrong, 401, 'unauthorized').detail).toMatch(/not valid/);
+    expect(wrong.headers['www-authenticate']).toBe('Bearer realm="agentwire", error="invalid_token"');
     // No session was created behind the refusal.
     expect(a.sessions.list()).toEqual([]);
   });

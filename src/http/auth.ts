@@ -5,6 +5,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 
+// RFC 6750 §3: a 401 names the scheme it wants, and says whether the token presented was wrong.
+const REALM = 'agentwire';
 const OPEN_ROUTES = new Set(['/v1/health']);
 const QUERY_TOKEN_ROUTES = new Set(['/v1/sessions/:id/events/sse', '/v1/sessions/:id/messages/stream']);
 
@@ -16,11 +18,11 @@ export function installAuth(app: FastifyInstance, token: string | undefined): vo
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) return; // a preflight
     const presented = presentedToken(req);
     // Hashing first gives equal-length buffers, so the comparison time says nothing about the token.
-    if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
-      throw new ApiError(
-        'unauthorized',
-        presented === undefined ? 'This daemon needs Authorization: Bearer <token>.' : 'The bearer token is not valid.',
-      );
+    if (presented === undefined) {
+      throw new ApiError('unauthorized', 'This daemon needs Authorization: Bearer <token>.', {}, { 'www-authenticate': `Bearer realm="${REALM}"` });
+    }
+    if (!timingSafeEqual(digest(presented), expected)) {
+      throw new ApiError('unauthorized', 'The bearer token is not valid.', {}, { 'www-authenticate': `Bearer realm="${REALM}", error="invalid_token"` });
     }
   });
 }

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { Metrics } from '../metrics/registry.js';
-import { EventsQuery, StreamQuery } from '../schema/api.js';
+import { EventsQuery, SseQuery } from '../schema/api.js';
 import type { Session } from '../sessions/session.js';
 import type { SessionManager } from '../sessions/session-manager.js';
 import { LogStream, SSE_HEADERS } from './log-stream.js';
@@ -13,7 +13,7 @@ import { parse, wantsRaw } from './validate.js';
 export const DEFAULT_POLL_LIMIT = 1000;
 
 export function eventRoutes(app: FastifyInstance, sessions: SessionManager, config: Config, metrics?: Metrics): void {
-  app.get('/v1/sessions/:id/events', async (req, reply) => {
+  app.get('/v1/sessions/:id/events', { config: { query: true } }, async (req, reply) => {
     const session = sessions.get((req.params as { id: string }).id);
     const q = parse(EventsQuery, req.query, 'query');
     const after = q.offset ?? 0;
@@ -24,9 +24,9 @@ export function eventRoutes(app: FastifyInstance, sessions: SessionManager, conf
     return reply.type('application/json; charset=utf-8').send(`{"events":[${events.join(',')}],"hasMore":${hasMore}}`);
   });
 
-  app.get('/v1/sessions/:id/events/sse', async (req, reply) => {
+  app.get('/v1/sessions/:id/events/sse', { config: { query: true } }, async (req, reply) => {
     const session = sessions.get((req.params as { id: string }).id);
-    const q = parse(StreamQuery, req.query, 'query');
+    const q = parse(SseQuery, req.query, 'query');
     const after = lastEventId(req.headers['last-event-id']) ?? q.offset ?? 0;
     session.log.assertAvailable(after);
     const stream = openSubscriber(session, config, reply.raw, { format: 'sse', after, includeRaw: wantsRaw(q) }, metrics);

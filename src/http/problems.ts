@@ -1,19 +1,27 @@
 // Renders every error as application/problem+json (RFC 9457), framework errors included, and
 // never leaks a stack trace: unknown errors are logged server-side and answered with a plain 500.
+// This holds below the router too: requests Node's parser refuses and CONNECT are answered on
+// the raw socket in the same shape.
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Socket } from 'node:net';
 import { ApiError } from '../errors.js';
+import { discardUnreadBody } from './discard-body.js';
+import type { RouteTable } from './methods.js';
 
-export function installProblemHandlers(app: FastifyInstance): void {
+export function installProblemHandlers(app: FastifyInstance, routes: RouteTable): void {
   app.setErrorHandler((error: FastifyError, req, reply) => {
     const problem = toApiError(error);
     if (problem.status >= 500) req.log.error({ err: error }, 'request failed');
-    return reply.code(problem.status).type('application/problem+json').send(problem.toProblem());
+    // A refused request may still be sending its body: read it away so the client gets to read
+    // this answer, instead of a reset that can destroy it (see discard-body.ts).
+    discardUnreadBody(req.raw, reply);
+    return reply.code(problem.status).headers(problem.headers).type('application/problem+json').send(problem.toProblem());
   });
 
   app.setNotFoundHandler((req, reply) => {
-    const problem = new ApiError('not_found', `No route ${req.method} ${req.url.split('?')[0]}; see GET /openapi.json.`);
-    return reply.code(404).type('application/problem+json').send(problem.toProblem());
+    const problem = routes.refusal(req.method, req.url);
+    discardUnreadBody(req.raw, reply);
+    return reply.code(problem.status).headers(problem.headers).type('application/problem+json').send(problem.toProblem());
   });
 }
 
@@ -33,22 +41,47 @@ function toApiError(error: FastifyError): ApiError {
   return new ApiError('internal_error', 'The daemon hit an unexpected error; it has been logged.');
 }
 
-/**
- * Requests Node's HTTP parser rejects before Fastify sees them (bad request line, headers too
- * large): still problem+json, never Node's default text.
- */
-export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const problem =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? new ApiError('headers_too_large', 'The request line or headers are larger than the server accepts.')
-      : new ApiError('invalid_request', 'The request could not be parsed as HTTP.');
+/** Writes a complete problem+json response straight to a socket and closes it. */
+export function writeRawProblem(socket: Socket, problem: ApiError): void {
   const body = JSON.stringify(problem.toProblem());
+  const extra = Object.entries(problem.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.end(
-    `HTTP/1.1 ${problem.status} ${problem.title}\r\nContent-Type: application/problem+json\r\n` +
+    `HTTP/1.1 ${problem.status} ${problem.title}\r\nContent-Type: application/problem+json\r\n${extra}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+type ClientError = Error & { code?: string; rawPacket?: unknown };
+
+/**
+ * Fastify's clientErrorHandler: requests Node's HTTP parser rejects before Fastify sees them
+ * (bad request line, unknown method, headers too large, headers or body too slow) are still
+ * answered with problem+json, never Node's bare text or a silent close.
+ */
+export function clientErrorAnswerer(routes: RouteTable) {
+  return (error: ClientError, socket: Socket): void => {
+    // A reset or a response already under way: there is nobody to answer, or no room to.
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (!socket.writable || inFlight?.headersSent || error.code === 'ECONNRESET' || error.code === 'EPIPE') {
+      socket.destroy();
+      return;
+    }
+    writeRawProblem(socket, clientProblem(error, routes));
+  };
+}
+
+function clientProblem(error: ClientError, routes: RouteTable): ApiError {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new ApiError('headers_too_large', 'The request line or headers are larger than the server accepts.');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+    case 'HPE_HEADERS_TIMEOUT':
+      return new ApiError('request_timeout', 'The request was not received in time.');
+    case 'HPE_INVALID_METHOD': {
+      // The parser stops at the method, but the request line is in the packet it refused.
+      const line = /^([!-~]{1,32}) (\S{1,8192}) HTTP\/1\.[01]\r?\n/.exec(Buffer.isBuffer(error.rawPacket) ? error.rawPacket.toString('latin1') : '');
+      if (line) return routes.refusal(line[1]!, line[2]!);
+    }
+  }
+  return new ApiError('invalid_request', 'The request could not be parsed as HTTP.');
 }

@@ -9,7 +9,7 @@ import {
   SessionIdParam,
 } from '../schema/api.js';
 import { z } from '../schema/zod.js';
-import { parse } from './validate.js';
+import { noBody, parse } from './validate.js';
 
 const IdParams = z.object({ id: SessionIdParam });
 const PermissionParams = z.object({ id: z.string(), permissionId: z.string().min(1) });
@@ -33,6 +33,7 @@ export function sessionRoutes(app: FastifyInstance, sessions: SessionManager): v
   app.get('/v1/sessions/:id', async (req) => sessions.get((req.params as { id: string }).id).info());
 
   app.delete('/v1/sessions/:id', async (req, reply) => {
+    noBody(req.body);
     await sessions.delete((req.params as { id: string }).id);
     return reply.code(204).send();
   });
@@ -44,11 +45,13 @@ export function sessionRoutes(app: FastifyInstance, sessions: SessionManager): v
   });
 
   app.post('/v1/sessions/:id/interrupt', async (req, reply) => {
+    noBody(req.body);
     await sessions.get((req.params as { id: string }).id).interrupt();
     return reply.code(202).send();
   });
 
   app.post('/v1/sessions/:id/terminate', async (req, reply) => {
+    noBody(req.body);
     await sessions.get((req.params as { id: string }).id).terminate();
     return reply.code(204).send();
   });
@@ -67,6 +70,7 @@ export function sessionRoutes(app: FastifyInstance, sessions: SessionManager): v
 
   app.post('/v1/sessions/:id/questions/:questionId/reject', async (req, reply) => {
     const { id, questionId } = parse(QuestionParams, req.params, 'path');
+    noBody(req.body);
     await sessions.get(id).replyQuestion(questionId, null);
     return reply.code(204).send();
   });

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { Metrics } from '../metrics/registry.js';
-import { MessageRequest, StreamQuery } from '../schema/api.js';
+import { MessageRequest, TurnStreamQuery } from '../schema/api.js';
 import type { UniversalEvent } from '../schema/events.js';
 import type { SessionManager } from '../sessions/session-manager.js';
 import { openSubscriber } from './events.js';
@@ -20,9 +20,9 @@ const TURN_STOPS = new Set<UniversalEvent['type']>([
 ]);
 
 export function turnStreamRoutes(app: FastifyInstance, sessions: SessionManager, config: Config, metrics?: Metrics): void {
-  app.post('/v1/sessions/:id/messages/stream', async (req, reply) => {
+  app.post('/v1/sessions/:id/messages/stream', { config: { query: true } }, async (req, reply) => {
     const session = sessions.get((req.params as { id: string }).id);
-    const q = parse(StreamQuery, req.query, 'query');
+    const q = parse(TurnStreamQuery, req.query, 'query');
     const body = parse(MessageRequest, req.body, 'body');
     const ndjson = (req.headers.accept ?? '').includes('application/x-ndjson');
     const abortOnDisconnect = q.abort_on_disconnect ?? q.abortOnDisconnect ?? false;

@@ -1,7 +1,16 @@
 // Zod validation for routes: the first issues become the problem's detail, all of them its
-// `errors` field, so a client learns exactly which field was wrong and why.
+// `errors` field, so a client learns exactly which field was wrong and why. Nothing unknown is
+// ignored: not a body field, not a body on a route that takes none, not a query parameter.
+import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import { ApiError } from '../errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route reads its query string (with a strict schema); every other route refuses one. */
+    query?: true;
+  }
+}
 
 export function parse<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | 'query' | 'path'): z.infer<S> {
   const result = schema.safeParse(where === 'body' ? value : (value ?? {}));
@@ -15,6 +24,25 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, where: 'bo
           .map((e) => `${e.path}: ${e.message}`)
           .join('; ');
   throw new ApiError('invalid_request', detail, { errors });
+}
+
+/** For routes that take no body: none, or an empty JSON object (some clients always send one). */
+export function noBody(body: unknown): void {
+  const empty = body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+  if (!empty) {
+    throw new ApiError('invalid_request', 'This route takes no body; send none (or {}).', { errors: [{ path: 'body', message: 'must be empty' }] });
+  }
+}
+
+/** Refuses query parameters on every route that does not declare `config: { query: true }`. */
+export function refuseUndeclaredQueries(app: FastifyInstance): void {
+  app.addHook('preValidation', async (req) => {
+    if (req.is404 || req.routeOptions.config.query) return;
+    const names = Object.keys((req.query as Record<string, unknown> | undefined) ?? {});
+    if (names.length === 0) return;
+    const errors = names.map((name) => ({ path: `query.${name}`, message: 'Unrecognized key: this route takes no query parameters' }));
+    throw new ApiError('invalid_request', `Unknown query parameter '${names[0]}': this route takes none.`, { errors: errors.slice(0, 100) });
+  });
 }
 
 /** include_raw / includeRaw, whichever the client used. */

@@ -112,20 +112,34 @@ export const Cursor = z
   .regex(/^\d{1,15}$/, 'must be a non-negative integer')
   .transform(Number);
 
-export const EventsQuery = z.object({
-  offset: Cursor.optional(),
-  limit: Cursor.pipe(z.number().min(1).max(10_000)).optional(),
-  include_raw: boolish.optional(),
-  includeRaw: boolish.optional(),
-});
-export const StreamQuery = z.object({
-  offset: Cursor.optional(),
-  include_raw: boolish.optional(),
-  includeRaw: boolish.optional(),
-  abort_on_disconnect: boolish.optional(),
-  abortOnDisconnect: boolish.optional(),
-  token: z.string().optional(),
-});
+// Strict, as bodies are: a misspelt parameter (`?ofset=`) is an error, not a silent default.
+export const EventsQuery = z
+  .object({
+    offset: Cursor.optional(),
+    limit: Cursor.pipe(z.number().min(1).max(10_000)).optional(),
+    include_raw: boolish.optional(),
+    includeRaw: boolish.optional(),
+  })
+  .strict();
+/** GET …/events/sse. `token` is the browser EventSource's way to authenticate. */
+export const SseQuery = z
+  .object({
+    offset: Cursor.optional(),
+    include_raw: boolish.optional(),
+    includeRaw: boolish.optional(),
+    token: z.string().optional(),
+  })
+  .strict();
+/** POST …/messages/stream: the turn's events start at the message, so no cursor. */
+export const TurnStreamQuery = z
+  .object({
+    include_raw: boolish.optional(),
+    includeRaw: boolish.optional(),
+    abort_on_disconnect: boolish.optional(),
+    abortOnDisconnect: boolish.optional(),
+    token: z.string().optional(),
+  })
+  .strict();
 
 export const EventsResponse = z
   .object({ events: z.array(UniversalEvent), hasMore: z.boolean() })
