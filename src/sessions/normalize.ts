@@ -102,8 +102,10 @@ export class Normalizer {
       turnCount: this.turnCount,
       permissions: [...this.hitl.permissions.values()],
       questions: [...this.hitl.questions.values()],
-      // Items are open only within a turn; outside one there is nothing to walk.
-      openItems: this.turnId ? this.items.openItems().map((item) => this.items.universal(item, 'failed')) : [],
+      // Items are open only within a turn; outside one there is nothing to walk. Their streamed
+      // text is left out: it is in the log as deltas already, and copying a long message's whole
+      // text at every commit would make a flood quadratic.
+      openItems: this.turnId ? this.items.openItems().map((item) => this.items.universal({ ...item, content: item.content.filter((p) => p.type !== 'text') }, 'failed')) : [],
     };
   }
 
