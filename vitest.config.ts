@@ -9,7 +9,8 @@ export default defineConfig({
     hookTimeout: 20_000,
     // Tests spawn real agent processes; two cores are shared between workers and children.
     maxWorkers: 2,
-    // The JSON report is what .ci/run summarises into its closing "N passed, N failed" line.
-    reporters: ['default', ['json', { outputFile: '.vitest-report.json' }]],
+    // The JSON report is what .ci/run summarises into its closing "N passed, N failed" line. It
+    // runs the suite once per Node version and keeps both reports, so it names each pass's file.
+    reporters: ['default', ['json', { outputFile: process.env.VITEST_REPORT_FILE || '.vitest-report.json' }]],
   },
 });

@@ -43,7 +43,7 @@ const opt = <S extends z.ZodType>(o: Option<S>) => o;
 export const OPTIONS = {
   host: opt({ flag: 'host', env: 'HOST', schema: z.string().min(1).default('127.0.0.1'), help: 'listen address' }),
   port: opt({ flag: 'port', env: 'PORT', schema: int(0, 65535).default(2468), help: 'listen port (0: any free port)' }),
-  token: opt({ flag: 'token', env: 'TOKEN', schema: z.string().min(16, 'use at least 16 characters').optional(), help: 'bearer token every route but /v1/health requires', secret: true }),
+  token: opt({ flag: 'token', env: 'TOKEN', schema: z.string().min(16, 'use at least 16 characters').optional(), help: 'bearer token (at least 16 characters) that every route but /v1/health requires', secret: true }),
   noToken: opt({ flag: 'no-token', env: 'NO_TOKEN', schema: z.coerce.boolean().default(false), kind: 'switch', help: 'allow a non-loopback --host without a token (you take responsibility)' }),
   allowedHosts: opt({ flag: 'allowed-host', env: 'ALLOWED_HOST', schema: z.array(allowedHost).default([]), kind: 'list', help: 'a Host name the daemon answers to besides loopback names and --host (repeatable; *.example.com for subdomains; * turns the DNS-rebinding check off)' }),
   corsOrigins: opt({ flag: 'cors-origin', env: 'CORS_ORIGIN', schema: z.array(corsOrigin).default([]), kind: 'list', help: 'allowed browser origin (repeatable, or *); CORS is off without it' }),

@@ -22,10 +22,17 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode = await installCommand(rest);
     return;
   }
-  const wantsHelp = command === undefined || command === 'help' || command === '--help' || rest.includes('--help') || rest.includes('-h');
-  if (command !== 'server' || wantsHelp) {
+  const wantsHelp = command === undefined || command === 'help' || command === '--help' || command === '-h';
+  if (wantsHelp || (command === 'server' && (rest.includes('--help') || rest.includes('-h')))) {
     console.log(usage());
-    process.exitCode = wantsHelp ? 0 : 2;
+    return;
+  }
+  if (command !== 'server') {
+    // A typo (`serve`) or flags without the command must not look like a help request: say what
+    // was wrong, on stderr, with a usage-error exit code, so a script or a supervisor notices.
+    const hint = command.startsWith('-') ? ' (the command comes first: agentwire server [flags])' : command.startsWith('serv') ? ' (did you mean "server"?)' : '';
+    console.error(`agentwire: unknown command "${command}"${hint}\n\n${usage()}`);
+    process.exitCode = 2;
     return;
   }
   let config;

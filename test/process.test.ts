@@ -32,6 +32,25 @@ describe('StderrTail', () => {
     expect(out.tail!.split('\n')).toEqual(Array.from({ length: 50 }, (_, i) => `line ${i + 151}`));
   });
 
+  it('has a tail only once stderr is longer than head and tail together (as docs/events.md says)', () => {
+    const lines = (n: number) => {
+      const t = new StderrTail();
+      for (let i = 1; i <= n; i++) t.push(`line ${i}\n`);
+      return t.output();
+    };
+    expect(new StderrTail().output()).toEqual({ head: '', truncated: false, total_lines: 0 });
+    const whole = lines(70);
+    expect(whole).toEqual({ head: Array.from({ length: 70 }, (_, i) => `line ${i + 1}`).join('\n'), truncated: false, total_lines: 70 });
+    expect('tail' in whole).toBe(false);
+    const cut = lines(71);
+    expect({ truncated: cut.truncated, total_lines: cut.total_lines, head: cut.head!.split('\n').length, tail: cut.tail!.split('\n') }).toEqual({
+      truncated: true,
+      total_lines: 71,
+      head: 20,
+      tail: Array.from({ length: 50 }, (_, i) => `line ${i + 22}`),
+    });
+  });
+
   it('bounds very long lines', () => {
     const t = new StderrTail();
     t.push(`${'x'.repeat(10_000)}\n`);
