@@ -15,6 +15,8 @@ import { answerClientError, installProblemHandlers } from './http/problems.js';
 import { sessionRoutes } from './http/sessions.js';
 import { turnStreamRoutes } from './http/turn-stream.js';
 import { loggerOptions, requestIdOptions } from './logging.js';
+import type { AgentBoundary } from './process/agent-env.js';
+import { resolveAgentUser } from './process/agent-user.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './util/deps.js';
 
@@ -30,7 +32,8 @@ export interface AppDeps {
   /** Where log lines go instead of stdout (tests read them). */
   logStream?: { write(line: string): void };
   /** The environment agent discovery sees (PATH, credential variables) and the HOME it checks for
-   *  credential files; default process.env and its HOME. */
+   *  credential files, default process.env and its HOME; model and mode queries also get it on top
+   *  of process.env. Sessions' agents start from process.env (src/process/agent-env.ts). */
   agentEnv?: { env?: NodeJS.ProcessEnv; home?: string };
 }
 
@@ -61,9 +64,17 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
       void (reply as FastifyReply).code(problem.status).type('application/problem+json').send(problem.toProblem());
     },
   });
-  const registry = deps.registry ?? createRegistry(config, deps.agentEnv?.env);
-  const agents = new AgentDiscovery({ registry, config, ...deps.agentEnv });
-  const offerings = new AgentOfferings({ registry, env: deps.agentEnv?.env ?? process.env, logger: app.log, timeoutMs: config.agentQueryTimeoutMs });
+  // Throws ConfigError (a start-up refusal) for an unknown user or a daemon that cannot switch.
+  const user = config.agentUser ? resolveAgentUser(config.agentUser) : undefined;
+  const boundary: AgentBoundary = { env: process.env, user };
+  const registry = deps.registry ?? createRegistry({ ...config, boundary }, deps.agentEnv?.env);
+  const agents = new AgentDiscovery({ registry, config, ...deps.agentEnv, user });
+  const offerings = new AgentOfferings({
+    registry,
+    boundary: { env: { ...process.env, ...deps.agentEnv?.env }, user },
+    logger: app.log,
+    timeoutMs: config.agentQueryTimeoutMs,
+  });
   const sessions = new SessionManager({
     registry,
     ids,

@@ -28,15 +28,17 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   let config;
+  let app;
   try {
     config = loadConfig(rest);
+    // buildApp refuses an --agent-user it cannot switch to (src/process/agent-user.ts).
+    ({ app } = await buildApp({ config, logger: true }));
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     console.error(`agentwire: ${err.message}`);
     process.exitCode = 2;
     return;
   }
-  const { app } = await buildApp({ config, logger: true });
   app.log.info({ config: redacted(config), version: VERSION }, 'starting');
   let stopping = false;
   const stop = async (signal: string) => {

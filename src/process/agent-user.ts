@@ -1,0 +1,90 @@
+// --agent-user: agents (and every tool they run) as another OS user, so that they can read neither
+// the daemon's environment (/proc/<pid>/environ), nor its memory, nor its token file and data dir.
+// Switching users at spawn needs root or CAP_SETUID + CAP_SETGID; the daemon checks that at start
+// instead of failing at the first session. docs/security.md says what the user must be able to use.
+import { readFileSync } from 'node:fs';
+import { chmod, chown, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError } from '../config.js';
+
+export interface AgentUser {
+  name: string;
+  uid: number;
+  /** The user's primary group; supplementary groups are dropped. */
+  gid: number;
+  /** The user's home from /etc/passwd: the agent's HOME unless the session's env sets one. */
+  home: string;
+}
+
+const CAP_SETGID = 6n;
+const CAP_SETUID = 7n;
+
+/** The passwd entry of a user name or uid, or undefined. */
+export function lookupUser(spec: string, passwd: string): AgentUser | undefined {
+  const byUid = /^\d+$/.test(spec);
+  for (const line of passwd.split('\n')) {
+    const [name, , uid, gid, , home] = line.split(':');
+    if (!name || uid === undefined || gid === undefined || home === undefined) continue;
+    if (byUid ? uid === spec : name === spec) return { name, uid: Number(uid), gid: Number(gid), home };
+  }
+  return undefined;
+}
+
+/** True when the capability set (CapEff of /proc/self/status) holds CAP_SETUID and CAP_SETGID. */
+export function canSwitchUsers(procStatus: string): boolean {
+  const hex = /^CapEff:\s*([0-9a-f]+)$/im.exec(procStatus)?.[1];
+  if (!hex) return false;
+  const caps = BigInt(`0x${hex}`);
+  return ((caps >> CAP_SETUID) & 1n) === 1n && ((caps >> CAP_SETGID) & 1n) === 1n;
+}
+
+/**
+ * The user agents run as, checked the way the daemon starts: the user exists, is not the daemon's
+ * own nor root (either would make the boundary a no-op), and the daemon may switch to it.
+ * ConfigError (a start-up refusal) otherwise. `system` is injectable for tests.
+ */
+export function resolveAgentUser(
+  spec: string,
+  system: { passwd?: string; procStatus?: string; uid?: number } = {},
+): AgentUser {
+  const passwd = system.passwd ?? readFileSync('/etc/passwd', 'utf8');
+  const user = lookupUser(spec, passwd);
+  if (!user) throw new ConfigError(`--agent-user ${spec}: no such user in /etc/passwd (create it, e.g. useradd --create-home ${/^\d+$/.test(spec) ? 'agent' : spec})`);
+  const self = system.uid ?? process.getuid?.() ?? -1;
+  if (user.uid === 0 || user.uid === self) {
+    throw new ConfigError(`--agent-user ${spec}: that is ${user.uid === 0 ? 'root' : "the daemon's own user"}; agents must run as another, unprivileged user`);
+  }
+  const status = system.procStatus ?? readProcStatus();
+  if (!canSwitchUsers(status)) {
+    throw new ConfigError(
+      `--agent-user ${spec}: the daemon cannot switch users; run it as root or give it CAP_SETUID and CAP_SETGID (it runs as uid ${self})`,
+    );
+  }
+  return user;
+}
+
+function readProcStatus(): string {
+  try {
+    return readFileSync('/proc/self/status', 'utf8');
+  } catch {
+    return ''; // not Linux: no capabilities to read, so no switching
+  }
+}
+
+/** A fresh temporary directory the agent user owns (a throwaway cwd or HOME for a helper run). */
+export async function agentTempDir(prefix: string, user: AgentUser | undefined): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  if (user) await chown(dir, user.uid, user.gid);
+  return dir;
+}
+
+/**
+ * Lets the agent user read (and, with the mode's group bits, run or connect to) a file the daemon
+ * wrote for it, without letting it change it: the daemon keeps the owner, the agent's group gets
+ * `mode`'s group bits. Without an agent user the file just gets `mode`.
+ */
+export async function shareWithAgent(path: string, mode: number, user: AgentUser | undefined): Promise<void> {
+  if (user) await chown(path, process.getuid?.() ?? 0, user.gid);
+  await chmod(path, mode);
+}
