@@ -118,7 +118,7 @@ function checkBoundary(config: Config): Config {
       throw new ConfigError(`--token-file ${config.tokenFile}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
     }
     const token = OPTIONS.token.schema.safeParse(text.trim());
-    if (!token.success || token.data === undefined) throw new ConfigError(`--token-file ${config.tokenFile}: the token in it is too short: ${token.error?.issues[0]?.message ?? 'it is empty'}`);
+    if (!token.success) throw new ConfigError(`--token-file ${config.tokenFile}: the token in it is refused: ${token.error.issues[0]?.message}`);
     config = { ...config, token: token.data };
   }
   if (config.agentUser !== undefined && !config.token && !config.noToken) {

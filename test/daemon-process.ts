@@ -1,0 +1,91 @@
+// The real daemon as a process, for tests of what only a process shows (its environment, its
+// user, its start-up refusals): a throwaway install of a fresh build and bundle, readable by every
+// user so a daemon (or an agent) running as another user can load it, and a started daemon's
+// port, logs and exit.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { waitFor } from './helpers.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Builds src/ into a fresh install (tsc, then the bundle bin/agentwire.js runs); returns its dir. */
+export async function buildInstall(): Promise<{ dir: string; remove: () => void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'agentwire-install-'));
+  chmodSync(dir, 0o755); // mkdtemp makes it 0700; an agent user must read the mock's program
+  const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
+  await promisify(execFile)(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'dist')], { cwd: ROOT });
+  mkdirSync(join(dir, 'bin'));
+  copyFileSync(join(ROOT, 'bin/agentwire.js'), join(dir, 'bin/agentwire.js'));
+  copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  await promisify(execFile)(process.execPath, [join(ROOT, 'scripts/bundle.js'), join(dir, 'dist')], { cwd: ROOT });
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The test's environment without AGENTWIRE_* (only what a test passes configures the daemon). */
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('AGENTWIRE_') && k !== 'LOG_LEVEL') env[k] = v;
+  return { ...env, ...extra };
+}
+
+export interface DaemonOptions {
+  args?: string[];
+  env?: Record<string, string>;
+  /** Run the daemon itself as this uid/gid (spawning as another user needs root). */
+  uid?: number;
+  gid?: number;
+}
+
+export class DaemonProcess {
+  readonly logs: { msg?: string }[] = [];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr = '';
+
+  constructor(
+    install: string,
+    options: DaemonOptions,
+    readonly child: ChildProcess = spawn(process.execPath, [join(install, 'bin/agentwire.js'), 'server', '--port', '0', ...(options.args ?? [])], {
+      cwd: install,
+      env: options.env ?? cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.gid ?? options.uid }),
+    }),
+  ) {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      try {
+        this.logs.push(JSON.parse(line) as { msg?: string });
+      } catch {
+        this.logs.push({ msg: line });
+      }
+    });
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
+    this.exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** The port once it listens; throws with its stderr if it exits first. */
+  async port(): Promise<number> {
+    const match = await waitFor(
+      () => {
+        if (this.child.exitCode !== null) throw new Error(`daemon exited ${this.child.exitCode}: ${this.stderr}`);
+        return this.logs.map((l) => /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(l.msg ?? '')).find((m) => m);
+      },
+      15_000,
+      'the daemon to listen',
+    );
+    return Number(match[1]);
+  }
+
+  stop(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+  }
+}
