@@ -68,7 +68,8 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   const user = config.agentUser ? resolveAgentUser(config.agentUser) : undefined;
   const boundary: AgentBoundary = { env: process.env, user };
   const registry = deps.registry ?? createRegistry({ ...config, boundary }, deps.agentEnv?.env);
-  const agents = new AgentDiscovery({ registry, config, ...deps.agentEnv, user });
+  // Agents look for their credential files in their own HOME: the agent user's, with one.
+  const agents = new AgentDiscovery({ registry, config, ...deps.agentEnv, home: deps.agentEnv?.home ?? user?.home, user });
   const offerings = new AgentOfferings({
     registry,
     boundary: { env: { ...process.env, ...deps.agentEnv?.env }, user },

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, OPTIONS, redacted } from '../src/config.js';
 import { agentEnv, agentProcessOptions, isDaemonVariable } from '../src/process/agent-env.js';
-import { canSwitchUsers, lookupUser, resolveAgentUser } from '../src/process/agent-user.js';
+import { lookupUser, missingCapabilities, resolveAgentUser } from '../src/process/agent-user.js';
 
 const DAEMON_ENV = {
   PATH: '/usr/bin:/bin',
@@ -77,12 +77,12 @@ describe('the agent user', () => {
     expect(lookupUser('4242', passwd)).toBeUndefined();
   });
 
-  it('needs CAP_SETUID and CAP_SETGID in the effective set', () => {
-    expect(canSwitchUsers('CapEff:\t000001ffffffffff')).toBe(true);
-    expect(canSwitchUsers('CapEff:\t00000000000000c0')).toBe(true); // exactly bits 6 and 7
-    expect(canSwitchUsers('CapEff:\t0000000000000080')).toBe(false); // CAP_SETUID alone
-    expect(canSwitchUsers('CapEff:\t0000000000000000')).toBe(false);
-    expect(canSwitchUsers('')).toBe(false);
+  it('needs CAP_SETUID, CAP_SETGID, CAP_KILL and CAP_CHOWN in the effective set', () => {
+    expect(missingCapabilities('CapEff:\t000001ffffffffff')).toEqual([]);
+    expect(missingCapabilities('CapEff:\t00000000000000e1')).toEqual([]); // exactly bits 0, 5, 6, 7
+    expect(missingCapabilities('CapEff:\t00000000000000c0')).toEqual(['CAP_CHOWN', 'CAP_KILL']);
+    expect(missingCapabilities('CapEff:\t0000000000000000')).toEqual(['CAP_CHOWN', 'CAP_KILL', 'CAP_SETGID', 'CAP_SETUID']);
+    expect(missingCapabilities('')).toHaveLength(4);
   });
 
   it('refuses, with a message that says what to do, an unknown user, root, itself, or no capability', () => {
@@ -92,7 +92,7 @@ describe('the agent user', () => {
     expect(() => resolveAgentUser('root', root)).toThrow(/that is root/);
     expect(() => resolveAgentUser('agent', { ...root, uid: 10001 })).toThrow(/the daemon's own user/);
     expect(() => resolveAgentUser('agent', { ...root, uid: 1000, procStatus: 'CapEff:\t0000000000000000\n' })).toThrow(
-      /cannot switch users; run it as root or give it CAP_SETUID and CAP_SETGID/,
+      /cannot switch users; run it as root or give it CAP_SETUID, CAP_SETGID, CAP_KILL and CAP_CHOWN \(it runs as uid 1000, without CAP_CHOWN, CAP_KILL, CAP_SETGID, CAP_SETUID\)/,
     );
   });
 });

@@ -1,7 +1,8 @@
 // --agent-user: agents (and every tool they run) as another OS user, so that they can read neither
 // the daemon's environment (/proc/<pid>/environ), nor its memory, nor its token file and data dir.
-// Switching users at spawn needs root or CAP_SETUID + CAP_SETGID; the daemon checks that at start
-// instead of failing at the first session. docs/security.md says what the user must be able to use.
+// Switching users at spawn needs root or CAP_SETUID + CAP_SETGID (and CAP_KILL to end the agents,
+// CAP_CHOWN to hand them files); the daemon checks that at start instead of failing at the first
+// session. docs/security.md says what the user must be able to use.
 import { readFileSync } from 'node:fs';
 import { chmod, chown, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,8 +18,9 @@ export interface AgentUser {
   home: string;
 }
 
-const CAP_SETGID = 6n;
-const CAP_SETUID = 7n;
+/** What the daemon does across users: start agents as another uid/gid (SETUID, SETGID), signal
+ *  their process groups (KILL), and hand them the files and throwaway dirs it makes (CHOWN). */
+const NEEDED_CAPABILITIES = { CAP_CHOWN: 0n, CAP_KILL: 5n, CAP_SETGID: 6n, CAP_SETUID: 7n } as const;
 
 /** The passwd entry of a user name or uid, or undefined. */
 export function lookupUser(spec: string, passwd: string): AgentUser | undefined {
@@ -31,12 +33,12 @@ export function lookupUser(spec: string, passwd: string): AgentUser | undefined 
   return undefined;
 }
 
-/** True when the capability set (CapEff of /proc/self/status) holds CAP_SETUID and CAP_SETGID. */
-export function canSwitchUsers(procStatus: string): boolean {
+/** The capabilities agents as another user need that the effective set (CapEff of
+ *  /proc/self/status) lacks; root normally has them all. */
+export function missingCapabilities(procStatus: string): string[] {
   const hex = /^CapEff:\s*([0-9a-f]+)$/im.exec(procStatus)?.[1];
-  if (!hex) return false;
-  const caps = BigInt(`0x${hex}`);
-  return ((caps >> CAP_SETUID) & 1n) === 1n && ((caps >> CAP_SETGID) & 1n) === 1n;
+  const caps = hex ? BigInt(`0x${hex}`) : 0n;
+  return Object.entries(NEEDED_CAPABILITIES).filter(([, bit]) => ((caps >> bit) & 1n) === 0n).map(([name]) => name);
 }
 
 /**
@@ -55,10 +57,10 @@ export function resolveAgentUser(
   if (user.uid === 0 || user.uid === self) {
     throw new ConfigError(`--agent-user ${spec}: that is ${user.uid === 0 ? 'root' : "the daemon's own user"}; agents must run as another, unprivileged user`);
   }
-  const status = system.procStatus ?? readProcStatus();
-  if (!canSwitchUsers(status)) {
+  const missing = missingCapabilities(system.procStatus ?? readProcStatus());
+  if (missing.length > 0) {
     throw new ConfigError(
-      `--agent-user ${spec}: the daemon cannot switch users; run it as root or give it CAP_SETUID and CAP_SETGID (it runs as uid ${self})`,
+      `--agent-user ${spec}: the daemon cannot switch users; run it as root or give it CAP_SETUID, CAP_SETGID, CAP_KILL and CAP_CHOWN (it runs as uid ${self}, without ${missing.join(', ')})`,
     );
   }
   return user;
