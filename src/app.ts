@@ -16,8 +16,9 @@ import { sessionRoutes } from './http/sessions.js';
 import { turnStreamRoutes } from './http/turn-stream.js';
 import { loggerOptions, requestIdOptions } from './logging.js';
 import type { AgentBoundary } from './process/agent-env.js';
-import { resolveAgentUser } from './process/agent-user.js';
+import { agentCanUse, resolveAgentUser } from './process/agent-user.js';
 import { SessionManager } from './sessions/session-manager.js';
+import { resolveCwd } from './sessions/session.js';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './util/deps.js';
 
 export interface AppDeps {
@@ -76,6 +77,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     logger: app.log,
     timeoutMs: config.agentQueryTimeoutMs,
   });
+  const baseDir = deps.baseDir ?? process.cwd();
   const sessions = new SessionManager({
     registry,
     ids,
@@ -84,9 +86,15 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     maxSessions: config.maxSessions,
     endedSessionTtlMs: config.endedSessionTtlMs,
     hitl: { policy: config.permissionPolicy, timeoutMs: config.hitlTimeoutMs },
-    baseDir: deps.baseDir ?? process.cwd(),
+    baseDir,
     logger: app.log,
     prepare: async (request, log) => {
+      if (user) {
+        const cwd = await resolveCwd(request.cwd, baseDir);
+        if (!(await agentCanUse(cwd, user))) {
+          throw new ApiError('invalid_cwd', `The agent user '${user.name}' cannot read cwd '${cwd}': it needs read and search rights on it, and search rights on every directory above it.`, { cwd });
+        }
+      }
       const resolved = await offerings.resolve(request);
       if (!config.noAutoInstall) await agents.ensureInstalled(request.agent, log);
       return resolved;

@@ -138,6 +138,14 @@ describe('--token-file and --agent-user nobody', () => {
     const port = await daemon.port();
     const { create, turn, events, call } = api(port, TOKEN);
     const pid = await create('s1', { cwd: work });
+    // A cwd the agent user cannot read is refused up front, not left to fail in its tools.
+    const refused = await fetch(`http://127.0.0.1:${port}/v1/sessions/s2`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent: 'mock', cwd: secrets }),
+    });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ code: 'invalid_cwd', cwd: secrets, detail: expect.stringContaining("agent user 'nobody' cannot read cwd") });
     expect(readFileSync(`/proc/${pid}/status`, 'utf8')).toMatch(/^Uid:\t65534\t65534\t65534\t65534$/m);
 
     // Every place the token could be: the environment, the daemon's /proc files, the token file.

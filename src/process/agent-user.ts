@@ -74,6 +74,27 @@ function readProcStatus(): string {
   }
 }
 
+/**
+ * True when the agent user may read and search `dir` (and search every directory above it): asked
+ * of the kernel by `test` running as that user, since permission bits, ACLs and mount options all
+ * count. Without this, an agent would start (the daemon enters its cwd before it switches users)
+ * and only its tools would fail.
+ */
+export async function agentCanUse(dir: string, user: AgentUser): Promise<boolean> {
+  const { execa } = await import('execa');
+  const run = await execa('/bin/sh', ['-c', 'test -r "$1" && test -x "$1"', 'sh', dir], {
+    uid: user.uid,
+    gid: user.gid,
+    cwd: '/',
+    env: { PATH: '/usr/bin:/bin' },
+    extendEnv: false,
+    stdin: 'ignore',
+    reject: false,
+    timeout: 5_000,
+  });
+  return run.exitCode === 0;
+}
+
 /** A fresh temporary directory the agent user owns (a throwaway cwd or HOME for a helper run). */
 export async function agentTempDir(prefix: string, user: AgentUser | undefined): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
