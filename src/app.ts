@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { AgentDiscovery } from './agents/discovery.js';
 import { AgentOfferings } from './agents/offerings.js';
 import { createRegistry, type AgentRegistry } from './agents/registry.js';
-import { Config } from './config.js';
+import { Config, ConfigError } from './config.js';
 import { ApiError } from './errors.js';
 import { agentRoutes } from './http/agents.js';
 import { installAuth } from './http/auth.js';
@@ -16,7 +16,7 @@ import { sessionRoutes } from './http/sessions.js';
 import { turnStreamRoutes } from './http/turn-stream.js';
 import { loggerOptions, requestIdOptions } from './logging.js';
 import type { AgentBoundary } from './process/agent-env.js';
-import { agentCanUse, resolveAgentUser } from './process/agent-user.js';
+import { agentCanRead, agentCanUse, resolveAgentUser } from './process/agent-user.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { resolveCwd } from './sessions/session.js';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './util/deps.js';
@@ -65,8 +65,12 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
       void (reply as FastifyReply).code(problem.status).type('application/problem+json').send(problem.toProblem());
     },
   });
-  // Throws ConfigError (a start-up refusal) for an unknown user or a daemon that cannot switch.
+  // Start-up refusals (ConfigError): an unknown agent user, a daemon that cannot switch to it, a
+  // token file that user could read.
   const user = config.agentUser ? resolveAgentUser(config.agentUser) : undefined;
+  if (user && config.tokenFile && (await agentCanRead(config.tokenFile, user))) {
+    throw new ConfigError(`--token-file ${config.tokenFile}: the agent user '${user.name}' can read it; make it readable by the daemon only (chmod 600)`);
+  }
   const boundary: AgentBoundary = { env: process.env, user };
   const registry = deps.registry ?? createRegistry({ ...config, boundary }, deps.agentEnv?.env);
   // Agents look for their credential files in their own HOME: the agent user's, with one.

@@ -228,6 +228,16 @@ describe('start-up refusals', () => {
     expect(await refused({ args: ['--token', TOKEN, '--token-file', file] })).toMatch(/^agentwire: --token and --token-file .* are both set; use one/);
   }, 30_000);
 
+  it('--agent-user with a token file that user can read', async () => {
+    const open = join(scratch, 'open');
+    mkdirSync(open, { mode: 0o755 });
+    const file = join(open, 'token');
+    writeFileSync(file, TOKEN, { mode: 0o644 });
+    expect(await refused({ args: ['--token-file', file, '--agent-user', 'nobody'] })).toMatch(
+      new RegExp(`^agentwire: --token-file ${file}: the agent user 'nobody' can read it; make it readable by the daemon only \\(chmod 600\\)`),
+    );
+  }, 30_000);
+
   it('--agent-user without a token', async () => {
     expect(await refused({ args: ['--agent-user', 'nobody'] })).toMatch(/^agentwire: --agent-user .* without a token .* --no-token/);
   }, 30_000);

@@ -75,14 +75,23 @@ function readProcStatus(): string {
 }
 
 /**
- * True when the agent user may read and search `dir` (and search every directory above it): asked
- * of the kernel by `test` running as that user, since permission bits, ACLs and mount options all
- * count. Without this, an agent would start (the daemon enters its cwd before it switches users)
- * and only its tools would fail.
+ * True when the agent user may read and search `dir` (and search every directory above it).
+ * Without this, an agent would start (the daemon enters its cwd before it switches users) and only
+ * its tools would fail.
  */
-export async function agentCanUse(dir: string, user: AgentUser): Promise<boolean> {
+export function agentCanUse(dir: string, user: AgentUser): Promise<boolean> {
+  return testAs(user, 'test -r "$1" && test -x "$1"', dir);
+}
+
+/** True when the agent user may read `path` (the token file must not be). */
+export function agentCanRead(path: string, user: AgentUser): Promise<boolean> {
+  return testAs(user, 'test -r "$1"', path);
+}
+
+/** Asks the kernel, by running `test` as the user: permission bits, ACLs and mounts all count. */
+async function testAs(user: AgentUser, script: string, path: string): Promise<boolean> {
   const { execa } = await import('execa');
-  const run = await execa('/bin/sh', ['-c', 'test -r "$1" && test -x "$1"', 'sh', dir], {
+  const run = await execa('/bin/sh', ['-c', script, 'sh', path], {
     uid: user.uid,
     gid: user.gid,
     cwd: '/',
