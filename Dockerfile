@@ -1,7 +1,10 @@
 # agentwire in a container. Build: docker build -t agentwire .
-# Run:   docker run -p 2468:2468 -e AGENTWIRE_TOKEN=$(openssl rand -hex 24) agentwire
-# In the container the daemon binds 0.0.0.0, which it refuses to do without AGENTWIRE_TOKEN
-# (or an explicit AGENTWIRE_NO_TOKEN=1). See docs/deploy.md.
+# Run:   openssl rand -hex 24 > token && chmod 600 token
+#        docker run -p 2468:2468 -v "$PWD/token:/run/secrets/agentwire-token:ro" \
+#          -e AGENTWIRE_TOKEN_FILE=/run/secrets/agentwire-token agentwire
+# In the container the daemon binds 0.0.0.0, which it refuses to do without a token
+# (AGENTWIRE_TOKEN_FILE or AGENTWIRE_TOKEN, or an explicit AGENTWIRE_NO_TOKEN=1). The daemon runs
+# as root and its agents as the user agentwire (docs/security.md). See docs/deploy.md.
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -30,9 +33,14 @@ ENV AGENTWIRE_AGENTS_DIR=/opt/agentwire/agents
 RUN mkdir -p "$AGENTWIRE_AGENTS_DIR" && \
     for agent in $AGENTS; do node /app/bin/agentwire.js install-agent "$agent" || exit 1; done && \
     rm -rf /root/.npm
-# Agents run as this user too, with its home as their config and cache directory.
-RUN useradd --create-home --uid 10001 agentwire && mkdir -p /workspace && chown agentwire /workspace
-USER agentwire
+# The daemon runs as root so that it can start its agents as the unprivileged user agentwire
+# (--agent-user): they cannot read the daemon's environment or memory (/proc/<pid>/environ, ...), its
+# token file, or anything under /root (0700: the daemon's HOME and its data); they can use
+# /workspace (the default session cwd) and /home/agentwire (their HOME: config, credentials,
+# caches), and run the agent CLIs in /opt/agentwire/agents without being able to change them.
+RUN useradd --create-home --uid 10001 agentwire && mkdir -p /workspace && chown agentwire:agentwire /workspace && \
+    chmod 700 /root
+ENV AGENTWIRE_AGENT_USER=agentwire
 WORKDIR /workspace
 EXPOSE 2468
 HEALTHCHECK --interval=15s --timeout=3s --start-period=5s --retries=3 \

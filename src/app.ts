@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { AgentDiscovery } from './agents/discovery.js';
 import { AgentOfferings } from './agents/offerings.js';
 import { createRegistry, type AgentRegistry } from './agents/registry.js';
-import { Config } from './config.js';
+import { Config, ConfigError } from './config.js';
 import { ApiError } from './errors.js';
 import { agentRoutes } from './http/agents.js';
 import { installAuth } from './http/auth.js';
@@ -22,9 +22,12 @@ import { refuseUndeclaredQueries } from './http/validate.js';
 import { turnStreamRoutes } from './http/turn-stream.js';
 import { loggerOptions, requestIdOptions } from './logging.js';
 import { Metrics } from './metrics/registry.js';
-import { SessionManager } from './sessions/session-manager.js';
 import type { EventStore } from './store/event-store.js';
 import { openStore } from './store/open-store.js';
+import type { AgentBoundary } from './process/agent-env.js';
+import { agentCanRead, agentCanUse, resolveAgentUser } from './process/agent-user.js';
+import { SessionManager } from './sessions/session-manager.js';
+import { resolveCwd } from './sessions/session.js';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './util/deps.js';
 
 export interface AppDeps {
@@ -39,7 +42,8 @@ export interface AppDeps {
   /** Where log lines go instead of stdout (tests read them). */
   logStream?: { write(line: string): void };
   /** The environment agent discovery sees (PATH, credential variables) and the HOME it checks for
-   *  credential files; default process.env and its HOME. */
+   *  credential files, default process.env and its HOME; model and mode queries also get it on top
+   *  of process.env. Sessions' agents start from process.env (src/process/agent-env.ts). */
   agentEnv?: { env?: NodeJS.ProcessEnv; home?: string };
   /** The event store; default: SQLite in config.dataDir when persistence is on and a data dir is
    *  set (the CLI always sets one), memory otherwise. The app closes it. */
@@ -77,14 +81,35 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
       void (reply as FastifyReply).code(problem.status).type('application/problem+json').send(problem.toProblem());
     },
   });
+  // Start-up refusals (ConfigError): an unknown agent user, a daemon that cannot switch to it, a
+  // token file that user could read.
+  const user = config.agentUser ? resolveAgentUser(config.agentUser) : undefined;
+  if (user && config.tokenFile && (await agentCanRead(config.tokenFile, user))) {
+    throw new ConfigError(`--token-file ${config.tokenFile}: the agent user '${user.name}' can read it; make it readable by the daemon only (chmod 600)`);
+  }
+  const boundary: AgentBoundary = { env: process.env, user };
   // Agent CLIs live in the data dir unless --agents-dir says otherwise.
   const agentsDir = config.agentsDir ?? (config.dataDir ? join(config.dataDir, 'agents') : undefined);
   const agentConfig = { ...config, ...(agentsDir ? { agentsDir } : {}) };
-  const registry = deps.registry ?? createRegistry(agentConfig, deps.agentEnv?.env);
+  const registry = deps.registry ?? createRegistry({ ...agentConfig, boundary }, deps.agentEnv?.env);
   const metrics: Metrics = new Metrics({ sessions: () => sessions.all() });
-  const agents = new AgentDiscovery({ registry, config: agentConfig, ...deps.agentEnv, onInstall: (agent, outcome) => metrics.agentInstalled(agent, outcome) });
+  // Agents look for their credential files in their own HOME: the agent user's, with one.
+  const agents = new AgentDiscovery({
+    registry,
+    config: agentConfig,
+    ...deps.agentEnv,
+    home: deps.agentEnv?.home ?? user?.home,
+    user,
+    onInstall: (agent, outcome) => metrics.agentInstalled(agent, outcome),
+  });
   const store = deps.store ?? openStore(config);
-  const offerings = new AgentOfferings({ registry, env: deps.agentEnv?.env ?? process.env, logger: app.log, timeoutMs: config.agentQueryTimeoutMs });
+  const offerings = new AgentOfferings({
+    registry,
+    boundary: { env: { ...process.env, ...deps.agentEnv?.env }, user },
+    logger: app.log,
+    timeoutMs: config.agentQueryTimeoutMs,
+  });
+  const baseDir = deps.baseDir ?? process.cwd();
   const sessions = new SessionManager({
     registry,
     ids,
@@ -93,13 +118,19 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     maxSessions: config.maxSessions,
     endedSessionTtlMs: config.endedSessionTtlMs,
     hitl: { policy: config.permissionPolicy, timeoutMs: config.hitlTimeoutMs },
-    baseDir: deps.baseDir ?? process.cwd(),
+    baseDir,
     logger: app.log,
     store,
     retentionMs: config.retentionMs,
     maxStoreBytes: config.maxStoreMb * 1024 * 1024,
     onEvent: metrics.events.observe,
     prepare: async (request, log) => {
+      if (user) {
+        const cwd = await resolveCwd(request.cwd, baseDir);
+        if (!(await agentCanUse(cwd, user))) {
+          throw new ApiError('invalid_cwd', `The agent user '${user.name}' cannot read cwd '${cwd}': it needs read and search rights on it, and search rights on every directory above it.`, { cwd });
+        }
+      }
       const resolved = await offerings.resolve(request);
       if (!config.noAutoInstall) await agents.ensureInstalled(request.agent, log);
       return resolved;

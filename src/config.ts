@@ -2,6 +2,7 @@
 // defaults. Every limit the daemon enforces is here, so every buffer has a documented bound. One
 // table (OPTIONS) drives parsing, validation, `--help` and the redacted start-up log line.
 import { isIP } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { defaultDataDir } from './store/data-dir.js';
 
@@ -46,6 +47,9 @@ export const OPTIONS = {
   token: opt({ flag: 'token', env: 'TOKEN', schema: z.string().min(16, 'use at least 16 characters').optional(), help: 'bearer token (at least 16 characters) that every route but /v1/health requires', secret: true }),
   noToken: opt({ flag: 'no-token', env: 'NO_TOKEN', schema: z.coerce.boolean().default(false), kind: 'switch', help: 'allow a non-loopback --host without a token (you take responsibility)' }),
   allowedHosts: opt({ flag: 'allowed-host', env: 'ALLOWED_HOST', schema: z.array(allowedHost).default([]), kind: 'list', help: 'a Host name the daemon answers to besides loopback names and --host (repeatable; *.example.com for subdomains; * turns the DNS-rebinding check off)' }),
+  // The agent/daemon boundary (docs/security.md): a token no agent can read, agents as another user.
+  tokenFile: opt({ flag: 'token-file', env: 'TOKEN_FILE', schema: z.string().min(1).optional(), help: 'read the token from this file (trimmed; not with --token), so it is in no environment or command line' }),
+  agentUser: opt({ flag: 'agent-user', env: 'AGENT_USER', schema: z.string().min(1).optional(), help: 'run agents and their tools as this OS user (name or uid); needs root (or CAP_SETUID, CAP_SETGID, CAP_KILL, CAP_CHOWN) and a token' }),
   corsOrigins: opt({ flag: 'cors-origin', env: 'CORS_ORIGIN', schema: z.array(corsOrigin).default([]), kind: 'list', help: 'allowed browser origin (repeatable, or *); CORS is off without it' }),
   corsMethods: opt({ flag: 'cors-methods', env: 'CORS_METHODS', schema: list.default(['GET', 'POST', 'DELETE', 'OPTIONS']), kind: 'list', help: 'methods allowed cross-origin' }),
   corsHeaders: opt({ flag: 'cors-headers', env: 'CORS_HEADERS', schema: list.default(['Authorization', 'Content-Type', 'Last-Event-ID', 'Accept']), kind: 'list', help: 'request headers allowed cross-origin' }),
@@ -129,7 +133,30 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     const o = OPTIONS[issue.path[0] as ConfigKey];
     throw new ConfigError(`--${o?.flag ?? issue.path.join('.')} (AGENTWIRE_${o?.env ?? '?'}): ${issue.message}`);
   }
-  return checkExposure({ ...parsed.data, dataDir: parsed.data.dataDir ?? defaultDataDir(env) });
+  return checkExposure(checkBoundary({ ...parsed.data, dataDir: parsed.data.dataDir ?? defaultDataDir(env) }));
+}
+
+/** --token-file: the token is read here, so that it lives in the daemon's memory only. An agent
+ *  user without a token could still drive the daemon over HTTP, so that takes --no-token. */
+function checkBoundary(config: Config): Config {
+  if (config.tokenFile !== undefined) {
+    if (config.token !== undefined) throw new ConfigError('--token and --token-file (AGENTWIRE_TOKEN, AGENTWIRE_TOKEN_FILE) are both set; use one');
+    let text: string;
+    try {
+      text = readFileSync(config.tokenFile, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`--token-file ${config.tokenFile}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+    const token = OPTIONS.token.schema.safeParse(text.trim());
+    if (!token.success) throw new ConfigError(`--token-file ${config.tokenFile}: the token in it is refused: ${token.error.issues[0]?.message}`);
+    config = { ...config, token: token.data };
+  }
+  if (config.agentUser !== undefined && !config.token && !config.noToken) {
+    throw new ConfigError(
+      `--agent-user keeps agents away from the daemon's memory and files, but without a token they can still call its API (and answer their own permission requests): set --token-file, or pass --no-token to run so on purpose`,
+    );
+  }
+  return config;
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;

@@ -36,22 +36,21 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   let config;
-  try {
-    config = loadConfig(rest);
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    console.error(`agentwire: ${err.message}`);
-    process.exitCode = 2;
-    return;
-  }
   let app;
   try {
+    config = loadConfig(rest);
+    // buildApp refuses an --agent-user it cannot switch to (src/process/agent-user.ts).
     ({ app } = await buildApp({ config, logger: true }));
   } catch (err) {
-    // The data dir is held by another daemon, not writable, or holds a store from a newer
-    // agentwire: say which, without a stack trace.
-    if (!(err instanceof StoreInUseError) && !isStoreOpenError(err)) throw err;
-    console.error(`agentwire: cannot open the store in ${config.dataDir}: ${(err as Error).message}`);
+    if (err instanceof ConfigError) {
+      console.error(`agentwire: ${err.message}`);
+    } else if (err instanceof StoreInUseError || isStoreOpenError(err)) {
+      // The data dir is held by another daemon, not writable, or holds a store from a newer
+      // agentwire: say which, without a stack trace.
+      console.error(`agentwire: cannot open the store in ${config?.dataDir}: ${(err as Error).message}`);
+    } else {
+      throw err;
+    }
     process.exitCode = 2;
     return;
   }

@@ -88,6 +88,16 @@ describe('GET /v1/agents', () => {
     expect(agents.claude).toMatchObject({ installed: true, source: 'install-dir' });
   });
 
+  it('with --agent-user, --version runs as that user in a throwaway HOME it owns', async () => {
+    expect(process.getuid?.(), 'this test runs the version check as nobody: run it as root (CI does)').toBe(0);
+    chmodSync(scratch, 0o755);
+    const path = join(tempDir('bin'), 'user-codex');
+    writeFileSync(path, `#!/bin/sh\n[ "$(id -u)" = 65534 ] && [ -O "$HOME" ] && echo 'codex-cli 6.5.4' && exit 0\necho 'codex-cli 0.0.0'\n`);
+    chmodSync(path, 0o755);
+    const agents = await listAgents({ config: { codexBin: path, agentUser: 'nobody' } });
+    expect(agents.codex).toMatchObject({ installed: true, source: 'flag', version: '6.5.4' });
+  });
+
   it('an explicit path that does not exist is reported, not fallen through', async () => {
     const missing = join(scratch, 'no-such-codex');
     const agents = await listAgents({ config: { codexBin: missing } });

@@ -2,7 +2,7 @@
 // (test/support/amp-standin, which reproduces the pinned binary's stream-json format, exit codes,
 // thread store and delegate calls; the real CLI cannot run a turn without Amp's servers). Each
 // session runs in a throwaway sandbox; the stand-in's threads live inside it.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -25,9 +25,10 @@ afterEach(async () => {
   app = sandbox = undefined;
 });
 
-async function start(extra: Record<string, unknown> = {}, env: Record<string, string> = {}) {
+async function start(extra: Record<string, unknown> = {}, env: Record<string, string> = {}, config: Record<string, unknown> = {}, prepare?: (box: Sandbox) => void) {
   sandbox = makeSandbox('amp-e2e');
-  app = await makeApp({ baseDir: sandbox.work, config: { ampBin: STANDIN } });
+  prepare?.(sandbox);
+  app = await makeApp({ baseDir: sandbox.work, config: { ampBin: STANDIN, ...config } });
   // A short stdin timeout: a driver that left stdin open would fail every turn (Amp waits 30 s).
   const sessionEnv = { ...sandbox.env, AMP_API_KEY: 'sgamp_standin', AMP_STANDIN_HOME: join(sandbox.root, 'threads'), AMP_STANDIN_STDIN_TIMEOUT_MS: '3000', ...env };
   const res = await post(app, `/v1/sessions/${SID}`, { agent: 'amp', cwd: sandbox.work, env: sessionEnv, ...extra });
@@ -219,6 +220,29 @@ describe('Amp through the daemon (stand-in CLI)', () => {
     expect(readFileSync(join(sandbox!.work, 'd.txt'), 'utf8')).toBe('two\n');
     expect(ofType(third.events, 'permission.requested')).toHaveLength(1);
     expect(ofType(third.events, 'permission.resolved')[0]?.data).toMatchObject({ status: 'approved', metadata: { reply: 'always', reason: 'remembered' } });
+  });
+
+  it('as --agent-user nobody: the CLI and its delegate run as that user, and permissions still go to the client', async () => {
+    expect(process.getuid?.(), 'this test runs Amp as another user: run it as root (CI does)').toBe(0);
+    await start({}, {}, { agentUser: 'nobody' }, (box) => {
+      // The user must be able to use the session's cwd, HOME and TMPDIR, and the stand-in's threads.
+      chmodSync(box.root, 0o755);
+      for (const dir of [box.home, box.work, join(box.root, 'tmp'), join(box.root, 'threads')]) {
+        mkdirSync(dir, { recursive: true });
+        chmodSync(dir, 0o777);
+      }
+    });
+    const from = await lastSequence(app!, SID);
+    expect((await post(app!, `/v1/sessions/${SID}/messages`, { message: '/bash id -u > who.txt' })).statusCode).toBe(204);
+    const asked = ofType(await eventsUntil(app!, SID, from, ['permission.requested']), 'permission.requested')[0]!;
+    const cli = ampProcesses(sandbox!.root);
+    expect(cli.length).toBeGreaterThan(0);
+    for (const p of cli) expect(readFileSync(`/proc/${p.pid}/status`, 'utf8')).toMatch(/^Uid:\t65534\t/m);
+    await reply(asked.data.permission_id, 'once');
+    const events = await eventsUntil(app!, SID, from, ['turn.ended']);
+    expectNoUnparsed(events);
+    expect(readFileSync(join(sandbox!.work, 'who.txt'), 'utf8')).toBe('65534\n');
+    expect(ofType(events, 'permission.resolved').map((e) => e.data.status)).toEqual(['approved']);
   });
 
   it('terminate kills a turn blocked on a permission: the delegate and the CLI are gone, the session dir removed', async () => {

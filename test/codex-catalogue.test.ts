@@ -28,7 +28,7 @@ async function setup(timeoutMs = 15_000): Promise<{ driver: AgentDriver; ctx: Qu
   fake = await startFakeModel({ scenario: [[{ text: 'unused' }]] });
   const pids: (number | undefined)[] = [];
   const driver = createCodexDriver(LIMITS, codexLocator(), (pid) => pids.push(pid));
-  return { driver, ctx: { env: codexSessionEnv(sandbox, fake), logger, timeoutMs }, pids };
+  return { driver, ctx: { boundary: { env: { ...process.env, ...codexSessionEnv(sandbox, fake) } }, logger, timeoutMs }, pids };
 }
 
 const alive = (pid: number | undefined) => (pid === undefined ? [] : groupTree(pid).filter((p) => p.state !== 'Z'));
@@ -70,7 +70,7 @@ describe('codex listModels / listModes (real CLI)', () => {
   it('without an executable rejects with agent_not_available, spawning nothing', async () => {
     const pids: (number | undefined)[] = [];
     const driver = createCodexDriver(LIMITS, codexLocator({ codexBin: '/nonexistent/codex' }), (pid) => pids.push(pid));
-    await expect(driver.listModels!({ env: process.env, logger, timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'agent_not_available' });
+    await expect(driver.listModels!({ boundary: { env: process.env }, logger, timeoutMs: 5_000 })).rejects.toMatchObject({ code: 'agent_not_available' });
     expect(pids).toEqual([]);
   });
 });

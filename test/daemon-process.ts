@@ -1,8 +1,9 @@
-// The real daemon as a process, for tests that must stop it the ways an operator or a supervisor
-// does (signals, SIGKILL) or restart it: a throwaway install (package.json, bin/ and a fresh dist/,
-// tsc output and its bundle, with node_modules linked in) built once per test file.
+// The real daemon as a process, for tests of what only a process shows (its environment, its
+// user, its start-up refusals): a throwaway install of a fresh build and bundle, readable by every
+// user so a daemon (or an agent) running as another user can load it, and a started daemon's
+// port, logs and exit; and, on one install per test file, daemons a test starts, stops and restarts.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -13,44 +14,51 @@ import type { UniversalEvent } from '../src/schema/events.js';
 import { waitFor } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-let install: string | undefined;
-const daemons: Daemon[] = [];
 
-/** Builds the throwaway install (call in beforeAll, with a long timeout). */
-export async function buildInstall(): Promise<void> {
-  install = mkdtempSync(join(tmpdir(), 'agentwire-daemon-'));
-  // Built here, not in dist/: a concurrent `npm run build` or a stale dist/ cannot affect the test.
+/** Builds src/ into a fresh install (tsc, then the bundle bin/agentwire.js runs); returns its dir. */
+export async function buildInstall(): Promise<{ dir: string; remove: () => void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'agentwire-install-'));
+  chmodSync(dir, 0o755); // mkdtemp makes it 0700; an agent user must read the mock's program
   const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-  await promisify(execFile)(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(install, 'dist')], { cwd: ROOT });
-  mkdirSync(join(install, 'bin'));
-  copyFileSync(join(ROOT, 'bin/agentwire.js'), join(install, 'bin/agentwire.js'));
-  copyFileSync(join(ROOT, 'package.json'), join(install, 'package.json'));
-  symlinkSync(join(ROOT, 'node_modules'), join(install, 'node_modules'), 'dir');
-  // The same bundle bin/agentwire.js runs in a real install (it resolves the linked node_modules).
-  await promisify(execFile)(process.execPath, [join(ROOT, 'scripts/bundle.js'), join(install, 'dist')], { cwd: ROOT });
+  await promisify(execFile)(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'dist')], { cwd: ROOT });
+  mkdirSync(join(dir, 'bin'));
+  copyFileSync(join(ROOT, 'bin/agentwire.js'), join(dir, 'bin/agentwire.js'));
+  copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  await promisify(execFile)(process.execPath, [join(ROOT, 'scripts/bundle.js'), join(dir, 'dist')], { cwd: ROOT });
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export function removeInstall(): void {
-  if (install) rmSync(install, { recursive: true, force: true });
-  install = undefined;
+/** The test's environment without AGENTWIRE_* (only what a test passes configures the daemon). */
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('AGENTWIRE_') && k !== 'LOG_LEVEL') env[k] = v;
+  return { ...env, ...extra };
 }
 
-/** SIGKILLs every daemon a test left running (afterEach). */
-export function killDaemons(): void {
-  for (const d of daemons.splice(0)) if (d.child.exitCode === null && d.child.signalCode === null) d.child.kill('SIGKILL');
+export interface DaemonOptions {
+  args?: string[];
+  env?: Record<string, string>;
+  /** Run the daemon itself as this uid/gid (spawning as another user needs root). */
+  uid?: number;
+  gid?: number;
 }
 
-export interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-export class Daemon {
-  readonly logs: { msg?: string; level?: number }[] = [];
-  readonly exited: Promise<Exit>;
+export class DaemonProcess {
+  readonly logs: { msg?: string }[] = [];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stderr = '';
 
-  private constructor(readonly child: ChildProcess) {
+  constructor(
+    install: string,
+    options: DaemonOptions,
+    readonly child: ChildProcess = spawn(process.execPath, [join(install, 'bin/agentwire.js'), 'server', '--port', '0', ...(options.args ?? [])], {
+      cwd: install,
+      env: options.env ?? cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.gid ?? options.uid }),
+    }),
+  ) {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       try {
         this.logs.push(JSON.parse(line) as { msg?: string });
@@ -62,28 +70,54 @@ export class Daemon {
     this.exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   }
 
-  /** Starts `agentwire server --port 0` with `args`; resolves once it listens. */
-  static async start(args: string[], env: Record<string, string> = {}): Promise<{ daemon: Daemon; port: number }> {
-    if (!install) throw new Error('buildInstall() must run first (beforeAll)');
-    // Only our flags: an AGENTWIRE_* variable in the test's environment must not change the daemon.
-    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENTWIRE_')));
-    const child = spawn(process.execPath, [join(install, 'bin/agentwire.js'), 'server', '--port', '0', '--log-level', 'info', ...args], {
-      cwd: install,
-      env: { ...base, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const daemon = new Daemon(child);
-    daemons.push(daemon);
-    const listening = await waitFor(
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** The port once it listens; throws with its stderr if it exits first. */
+  async port(): Promise<number> {
+    const match = await waitFor(
       () => {
-        if (child.exitCode !== null) throw new Error(`daemon exited ${child.exitCode}: ${daemon.stderr}`);
-        return daemon.logs.map((l) => /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(l.msg ?? '')).find((m) => m);
+        if (this.child.exitCode !== null) throw new Error(`daemon exited ${this.child.exitCode}: ${this.stderr}`);
+        return this.logs.map((l) => /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(l.msg ?? '')).find((m) => m);
       },
-      10_000,
+      15_000,
       'the daemon to listen',
     );
-    return { daemon, port: Number(listening[1]) };
+    return Number(match[1]);
   }
+
+  stop(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+  }
+}
+
+// A shared install per test file, and daemons started on it that afterEach can SIGKILL.
+let shared: { dir: string; remove: () => void } | undefined;
+const started: DaemonProcess[] = [];
+
+/** beforeAll: one fresh install for the whole file. */
+export async function setUpInstall(): Promise<void> {
+  shared = await buildInstall();
+}
+
+/** afterAll. */
+export function removeInstall(): void {
+  shared?.remove();
+  shared = undefined;
+}
+
+/** afterEach: SIGKILLs every daemon a test left running. */
+export function killDaemons(): void {
+  for (const d of started.splice(0)) d.stop();
+}
+
+/** `agentwire server --port 0 --log-level info <args>` on the shared install; resolves once it listens. */
+export async function startDaemon(args: string[], env: Record<string, string> = {}): Promise<{ daemon: DaemonProcess; port: number }> {
+  if (!shared) throw new Error('setUpInstall() must run first (beforeAll)');
+  const daemon = new DaemonProcess(shared.dir, { args: ['--log-level', 'info', ...args], env: cleanEnv(env) });
+  started.push(daemon);
+  return { daemon, port: await daemon.port() };
 }
 
 /** A request that must succeed; its JSON answer (undefined for 204). */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionInfo } from '../src/schema/api.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
-import { buildInstall, call, Daemon, events, killDaemons, removeInstall } from './daemon-process.js';
+import { call, events, killDaemons, removeInstall, setUpInstall, startDaemon } from './daemon-process.js';
 import { expectNoUnparsed, waitFor } from './helpers.js';
 import { allGone } from './procs.js';
 import { abortAllStreams, openSse, type SseClient } from './sse-client.js';
@@ -18,7 +18,7 @@ import { abortAllStreams, openSse, type SseClient } from './sse-client.js';
 let dataDir: string;
 let mockHome: string;
 
-beforeAll(buildInstall, 120_000);
+beforeAll(setUpInstall, 120_000);
 afterAll(removeInstall);
 
 beforeEach(() => {
@@ -34,7 +34,7 @@ afterEach(() => {
 });
 
 /** The daemon on this test's data dir; the mock keeps its own sessions in `mockHome`. */
-const start = () => Daemon.start(['--data-dir', dataDir], { MOCK_AGENT_HOME: mockHome });
+const start = () => startDaemon(['--data-dir', dataDir], { MOCK_AGENT_HOME: mockHome });
 
 async function sessionInfo(port: number, id: string): Promise<SessionInfo> {
   return (await call(port, 'GET', `/v1/sessions/${id}`)) as SessionInfo;

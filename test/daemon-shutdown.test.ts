@@ -3,14 +3,14 @@
 // process group and exit 0; SIGKILL cannot clean up, so the agents must notice on their own.
 // These run with --persist off: what a durable daemon does instead is in daemon-restart.test.ts.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildInstall, call, Daemon, events, killDaemons, removeInstall } from './daemon-process.js';
+import { call, events, killDaemons, removeInstall, setUpInstall, startDaemon } from './daemon-process.js';
 import { waitFor } from './helpers.js';
 import { allGone, groupTree, killGroups } from './procs.js';
 import { abortAllStreams, openSse, type SseClient } from './sse-client.js';
 
 const groups = new Set<number>();
 
-beforeAll(buildInstall, 120_000);
+beforeAll(setUpInstall, 120_000);
 
 afterEach(() => {
   abortAllStreams();
@@ -37,7 +37,7 @@ async function sleepingSession(port: number, id: string): Promise<number> {
 /** Two sleeping sessions and an SSE stream on the first. */
 async function busyDaemon() {
   // In memory: with a store, a graceful stop suspends sessions instead (daemon-restart.test.ts).
-  const { daemon, port } = await Daemon.start(['--persist', 'off']);
+  const { daemon, port } = await startDaemon(['--persist', 'off']);
   const pgids = [await sleepingSession(port, 'one'), await sleepingSession(port, 'two')];
   const sse = await openSse({ port, path: '/v1/sessions/one/events/sse' });
   await sse.until(() => sse.events().some((e) => e.type === 'item.completed' && e.data.item.kind === 'tool_call'), 5000, 'the tool_call frame');

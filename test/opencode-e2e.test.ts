@@ -415,10 +415,10 @@ describe('opencode e2e: questions, modes, models', () => {
     const logger = { debug: () => {}, info: () => {}, warn: () => {} };
     // This test process's own opencode children (other suites may run servers at the same time).
     const servers = () => processes().filter((p) => p.ppid === process.pid && p.comm.startsWith('opencode')).map((p) => p.pid);
-    const models = await driver.listModels!({ env, logger, timeoutMs: 30_000 });
+    const models = await driver.listModels!({ boundary: { env: { ...process.env, ...env } }, logger, timeoutMs: 30_000 });
     expect(models.models).toContainEqual({ id: 'fake/fake-model', name: 'Fake model' });
     expect(models.defaultModel).toBeTypeOf('string');
-    const modes = await driver.listModes!({ env, logger, timeoutMs: 30_000 });
+    const modes = await driver.listModes!({ boundary: { env: { ...process.env, ...env } }, logger, timeoutMs: 30_000 });
     expect(modes.map((m) => m.id)).toEqual(expect.arrayContaining(['build', 'plan']));
     expect(modes.map((m) => m.id)).not.toContain('compaction');
     expect(servers()).toEqual([]);

@@ -4,12 +4,14 @@
 // version patterns, credential variables and files) come from catalog.ts; nothing here branches on
 // an agent id. The daemon's environment and HOME are injectable so tests never touch process.env.
 import { constants } from 'node:fs';
-import { access, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { access, readdir, rm, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
+import { agentProcessOptions, type AgentBoundary } from '../process/agent-env.js';
+import { agentTempDir, type AgentUser } from '../process/agent-user.js';
 import { AgentId } from '../schema/agents.js';
 import type { AgentInfo, InstallAgentRequest } from '../schema/api.js';
 import { AGENT_CATALOG, type CatalogEntry } from './catalog.js';
@@ -30,6 +32,8 @@ export interface DiscoveryOptions {
   versionTimeoutMs?: number;
   /** Told how each install (API or autoInstall) ended: the daemon's metrics. */
   onInstall?: (agent: AgentId, outcome: 'installed' | 'reused' | 'failed') => void;
+  /** The OS user agents run as (--agent-user): `--version` runs as it too. */
+  user?: AgentUser | undefined;
 }
 
 export type Found = { path: string; source: NonNullable<AgentInfo['source']>; version?: string; missing?: boolean };
@@ -77,6 +81,7 @@ export class AgentDiscovery {
         dir: this.agentsDir,
         reinstall: request.reinstall ?? false,
         version,
+        user: this.options.user,
         onProgress: (p) => log.info({ agent, stage: p.stage }, `agent install: ${p.message}`),
       });
       log.info({ agent, version, path: result.path, reused: result.reused, seconds: result.seconds }, 'agent install finished');
@@ -145,7 +150,7 @@ export class AgentDiscovery {
     const key = `${path}\0${info?.mtimeMs ?? 0}\0${info?.size ?? 0}`;
     let cached = this.versions.get(key);
     if (!cached) {
-      cached = runVersion(path, pattern, this.env.PATH ?? '', this.options.versionTimeoutMs ?? 5_000);
+      cached = runVersion(path, pattern, { env: { PATH: this.env.PATH ?? '' }, user: this.options.user }, this.options.versionTimeoutMs ?? 5_000);
       this.versions.set(key, cached);
       // Only answers are kept: a timeout under load is asked again next time.
       void cached.then((v) => v === undefined && this.versions.delete(key));
@@ -216,19 +221,20 @@ async function fromAgentsDir(id: InstallableAgentId, agentsDir: string) {
   return undefined;
 }
 
-async function runVersion(path: string, pattern: RegExp, pathEnv: string, timeoutMs: number): Promise<string | undefined> {
-  const home = await mkdtemp(join(tmpdir(), 'agentwire-version-'));
+/** Runs the agent's code like a session would (its user, nothing of the daemon's configuration),
+ *  but with only PATH of the daemon's environment, in a throwaway HOME. */
+async function runVersion(path: string, pattern: RegExp, boundary: AgentBoundary, timeoutMs: number): Promise<string | undefined> {
+  const home = await agentTempDir('agentwire-version-', boundary.user);
   try {
     const { execa } = await import('execa');
     const env = {
-      PATH: pathEnv,
       HOME: home,
       XDG_CONFIG_HOME: join(home, '.config'),
       XDG_CACHE_HOME: join(home, '.cache'),
       XDG_DATA_HOME: join(home, '.local/share'),
       XDG_STATE_HOME: join(home, '.local/state'),
     };
-    const run = await execa(path, ['--version'], { env, extendEnv: false, cwd: home, reject: false, stdin: 'ignore', timeout: timeoutMs, killSignal: 'SIGKILL', all: true, maxBuffer: 64 * 1024 });
+    const run = await execa(path, ['--version'], { ...agentProcessOptions(boundary, env), cwd: home, reject: false, stdin: 'ignore', timeout: timeoutMs, killSignal: 'SIGKILL', all: true, maxBuffer: 64 * 1024 });
     if (run.exitCode !== 0) return undefined;
     return pattern.exec(run.all ?? '')?.[0];
   } finally {

@@ -10,6 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { agentProcessOptions, isDaemonVariable } from '../process/agent-env.js';
+import type { AgentUser } from '../process/agent-user.js';
 import { currentPlatform, PINNED_AGENTS, type InstallableAgentId } from './versions.js';
 
 /** What to install: `package@version` under <dir>/<name>/<version>/. */
@@ -36,6 +38,9 @@ export interface InstallOptions {
   npmCache?: string;
   /** Longest time npm may take (default 15 minutes). */
   timeoutMs?: number;
+  /** The OS user agents run as (--agent-user): the installed CLI's `--version` check runs as it,
+   *  like every run of the agent's code; npm itself runs as the daemon (it writes the agents dir). */
+  user?: AgentUser | undefined;
 }
 
 export interface Installed {
@@ -148,7 +153,7 @@ async function runInstall(spec: PackageSpec, dir: string, options: InstallOption
     progress('npm', `npm install ${pkg}`);
     const args = ['install', '--prefix', staging, '--no-save', '--no-audit', '--no-fund', '--omit=dev', '--include=optional', '--ignore-scripts', '--no-update-notifier'];
     if (options.npmCache) args.push('--cache', options.npmCache);
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !NPM_ENV_DROP.test(k)));
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !NPM_ENV_DROP.test(k) && !isDaemonVariable(k)));
     const npm = await execa('npm', [...args, pkg], { env, extendEnv: false, reject: false, stdin: 'ignore', timeout: options.timeoutMs ?? 15 * 60_000, all: true });
     if (npm.exitCode !== 0) {
       const why = npm.timedOut ? 'timed out' : npm.exitCode === undefined ? `failed (${npm.signal ?? npm.shortMessage})` : `exited with ${npm.exitCode}`;
@@ -161,7 +166,7 @@ async function runInstall(spec: PackageSpec, dir: string, options: InstallOption
     for (const executable of spec.executables) {
       const path = join(staging, executable);
       if (!(await access(path).then(() => true, () => false))) continue;
-      const run = await execa(path, ['--version'], { reject: false, stdin: 'ignore', timeout: 60_000, all: true });
+      const run = await execa(path, ['--version'], { ...agentProcessOptions({ env: process.env, user: options.user }), reject: false, stdin: 'ignore', timeout: 60_000, all: true });
       const output = (run.all ?? '').trim();
       if (run.exitCode === 0 && output.includes(spec.version)) {
         chosen = { executable, versionOutput: output.split('\n')[0] ?? '' };

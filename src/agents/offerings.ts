@@ -8,13 +8,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from '../errors.js';
 import type { AgentId } from '../schema/agents.js';
 import type { CreateSessionRequest, ModelsResponse, ModesResponse } from '../schema/api.js';
+import type { AgentBoundary } from '../process/agent-env.js';
 import type { AgentRegistry } from './registry.js';
 import type { AgentDriver, ModeInfo, ModelList, QueryContext } from './types.js';
 
 export interface OfferingsOptions {
   registry: AgentRegistry;
-  /** The environment the agent is asked in (the daemon's). */
-  env: NodeJS.ProcessEnv;
+  /** Who the agent is asked as, and the daemon environment it starts from. */
+  boundary: AgentBoundary;
   logger: Pick<FastifyBaseLogger, 'debug' | 'info' | 'warn'>;
   /** Longest time one ask may take before the built-in list answers. */
   timeoutMs: number;
@@ -113,14 +114,14 @@ export class AgentOfferings {
   }
 
   private async ask<T>(driver: AgentDriver, ask: (ctx: QueryContext) => Promise<T>): Promise<T> {
-    const { env, logger, timeoutMs } = this.options;
+    const { boundary, logger, timeoutMs } = this.options;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
       timer.unref();
     });
     try {
-      return await Promise.race([ask({ env, logger, timeoutMs }), timeout]);
+      return await Promise.race([ask({ boundary, logger, timeoutMs }), timeout]);
     } finally {
       clearTimeout(timer);
     }

@@ -1,4 +1,5 @@
 // Limits every process-backed driver shares; they come from the daemon's Config.
+import type { AgentBoundary } from '../process/agent-env.js';
 import type { SpawnOptions } from '../process/spawn.js';
 
 export interface ProcessLimits {
@@ -11,6 +12,9 @@ export interface ProcessLimits {
   /** stderr lines kept per process for session.ended. */
   stderrHeadLines: number;
   stderrTailLines: number;
+  /** Who agents run as and what of the daemon's environment they get (src/process/agent-env.ts);
+   *  createRegistry fills it in. */
+  boundary?: AgentBoundary | undefined;
 }
 
 /** Deeper JSON than this is returned as text (→ agent.unparsed): JSON.parse takes any depth, but
@@ -51,8 +55,9 @@ export function nestingDepth(text: string): number {
 export function processSpawnOptions(
   limits: ProcessLimits,
   logger: { debug(obj: object, msg: string): void },
-): Pick<SpawnOptions, 'maxLineChars' | 'killGraceMs' | 'stderrHeadLines' | 'stderrTailLines' | 'onStderrLine'> {
+): Pick<SpawnOptions, 'maxLineChars' | 'killGraceMs' | 'stderrHeadLines' | 'stderrTailLines' | 'onStderrLine' | 'boundary'> {
   return {
+    boundary: limits.boundary,
     maxLineChars: limits.maxLineChars,
     killGraceMs: limits.killGraceMs,
     stderrHeadLines: limits.stderrHeadLines,

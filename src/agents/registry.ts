@@ -15,8 +15,10 @@ export type AgentRegistry = Partial<Record<AgentId, AgentDriver>>;
 export type RegistryOptions = ProcessLimits & Partial<Pick<Config, 'agentsDir' | 'claudeBin' | 'codexBin' | 'opencodeBin' | 'ampBin'>>;
 
 /** Executables are located lazily, when a session starts, so the registry builds whether or not
- *  an agent is installed. */
-export function createRegistry(options: RegistryOptions, env: NodeJS.ProcessEnv = process.env): AgentRegistry {
+ *  an agent is installed. `env` is the daemon's (PATH, credentials); agents get it through
+ *  `options.boundary` (by default one over `env` with no agent user), less the daemon's own variables. */
+export function createRegistry(input: RegistryOptions, env: NodeJS.ProcessEnv = process.env): AgentRegistry {
+  const options = { ...input, boundary: input.boundary ?? { env } };
   return {
     mock: createMockDriver(options),
     claude: createClaudeDriver(options, claudeLocator({ agentsDir: options.agentsDir, claudeBin: options.claudeBin }, env)),

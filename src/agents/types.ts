@@ -1,5 +1,6 @@
 // The contract between the agent-independent daemon and one agent adapter. Everything that knows
 // an agent's native format lives behind these types, in src/agents/<agent>/.
+import type { AgentBoundary } from '../process/agent-env.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import type {
@@ -122,8 +123,9 @@ export interface ModelList {
 
 /** What a driver is given when it asks its agent what it offers (models, modes). */
 export interface QueryContext {
-  /** The daemon's environment (credentials, CODEX_HOME, XDG dirs, ...). */
-  env: NodeJS.ProcessEnv;
+  /** Who the asked agent runs as and the daemon environment it starts from (credentials,
+   *  CODEX_HOME, XDG dirs, ...); src/process/agent-env.ts removes the daemon's own variables. */
+  boundary: AgentBoundary;
   logger: Pick<FastifyBaseLogger, 'debug' | 'info' | 'warn'>;
   /** Give up after this long; the daemon then answers with the static lists. */
   timeoutMs: number;

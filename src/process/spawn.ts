@@ -4,6 +4,7 @@
 import type { execa as Execa, ResultPromise } from 'execa';
 import type { Writable } from 'node:stream';
 import type { StderrOutput } from '../schema/events.js';
+import { agentProcessOptions, defaultBoundary, type AgentBoundary } from './agent-env.js';
 import { readLines, type Line } from './line-reader.js';
 import { StderrTail } from './stderr-tail.js';
 
@@ -11,7 +12,11 @@ export interface SpawnOptions {
   command: string;
   args: string[];
   cwd: string;
-  env: Record<string, string>;
+  /** The session's env and what the driver adds; on top of what the boundary lets through. */
+  env: Record<string, string | undefined>;
+  /** Who the process runs as and the daemon environment it starts from (default: the daemon's
+   *  environment, less its own variables, as the daemon's user). */
+  boundary?: AgentBoundary | undefined;
   /** Longest stdout line kept whole (characters). */
   maxLineChars: number;
   /** Grace between SIGTERM and SIGKILL. */
@@ -66,8 +71,7 @@ export class ChildProcess {
     const stderr = new StderrTail(options.stderrHeadLines, options.stderrTailLines, options.onStderrLine);
     const child = execa(options.command, options.args, {
       cwd: options.cwd,
-      env: options.env,
-      extendEnv: true,
+      ...agentProcessOptions(options.boundary ?? defaultBoundary(), options.env),
       detached: true, // own process group: kill(-pid) reaches the agent's children too
       cleanup: false, // we reap groups ourselves; execa's cleanup would only kill the leader
       buffer: false,

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../../config.js';
 import { ApiError } from '../../errors.js';
+import { shareWithAgent } from '../../process/agent-user.js';
 import { ChildProcess, type ChildExit } from '../../process/spawn.js';
 import { agentLocator } from '../discovery.js';
 import { parseNativeLine, type ProcessLimits, processSpawnOptions } from '../process-options.js';
@@ -118,6 +119,14 @@ async function startAmp(options: StartOptions, sink: AgentSink, limits: ProcessL
     throw new ApiError('agent_start_failed', `Amp's permission listener did not start: ${(err as Error).message}`, { agent: 'amp' });
   });
   const files = await writeSessionFiles(dir, { permissionMode: options.permissionMode, socketPath: server.socketPath, secret: server.secret, mcp: options.mcp });
+  const user = limits.boundary?.user;
+  if (user) {
+    // Amp runs as the agent user: it may read its settings, run the delegate and connect to the
+    // socket (group bits), but not rewrite its permission rules (the daemon owns the files).
+    for (const [path, mode] of [[dir, 0o750], [files.settingsFile, 0o640], [files.delegateScript, 0o750], [server.socketPath, 0o660]] as const) {
+      await shareWithAgent(path, mode, user);
+    }
+  }
 
   const rejectPending = (why: string) => {
     for (const p of pending.values()) p.answer(false, why);

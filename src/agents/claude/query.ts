@@ -2,10 +2,10 @@
 // the models (`models`: value, displayName, supportedEffortLevels) and the agents a session can
 // run as (`agents`: name, description). The CLI answers without credentials or a model call
 // (0.4 s here) and exits when its stdin closes, so one short-lived process per question suffices.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { z } from 'zod';
+import { agentProcessOptions } from '../../process/agent-env.js';
+import { agentTempDir } from '../../process/agent-user.js';
 import type { ModeInfo, ModelList, QueryContext } from '../types.js';
 
 const InitializeAnswer = z.object({
@@ -35,13 +35,12 @@ const QUERY_ARGS = ['-p', '--input-format', 'stream-json', '--output-format', 's
 /** Runs `claude -p` with one initialize request on stdin and returns its answer. */
 export async function askClaude(executable: string, ctx: QueryContext): Promise<InitializeAnswer> {
   // A throwaway cwd: the CLI may note the directory as a project; never the daemon's own.
-  const cwd = await mkdtemp(join(tmpdir(), 'agentwire-claude-query-'));
+  const cwd = await agentTempDir('agentwire-claude-query-', ctx.boundary.user);
   try {
     const { execa } = await import('execa');
     const run = await execa(executable, QUERY_ARGS, {
       cwd,
-      env: ctx.env,
-      extendEnv: false,
+      ...agentProcessOptions(ctx.boundary),
       input: `${JSON.stringify({ type: 'control_request', request_id: 'agentwire-query', request: { subtype: 'initialize', hooks: null } })}\n`,
       timeout: ctx.timeoutMs,
       killSignal: 'SIGKILL',

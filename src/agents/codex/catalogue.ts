@@ -51,9 +51,8 @@ export interface CatalogueDeps {
  */
 export async function askCodex<T>(ctx: QueryContext, deps: CatalogueDeps, experimental: boolean, ask: (rpc: JsonRpcPeer, timeoutMs: number) => Promise<T>): Promise<T> {
   const executable = await deps.locate();
-  const env = Object.fromEntries(Object.entries(ctx.env).filter((e): e is [string, string] => typeof e[1] === 'string'));
   const { peer, child }: { peer: JsonRpcPeer; child: ChildProcess } = await JsonRpcPeer.spawn(
-    { command: executable, args: [...deps.args], cwd: tmpdir(), env, ...processSpawnOptions(deps.limits, ctx.logger) },
+    { command: executable, args: [...deps.args], cwd: tmpdir(), env: {}, ...processSpawnOptions(deps.limits, ctx.logger), boundary: ctx.boundary },
     { native: () => {}, onRequest: (r) => void peer.respondError(r.id, { code: -32601, message: 'agentwire only lists models and modes here' }).catch(() => {}) },
   );
   deps.onSpawn?.(child.pid);

@@ -1,9 +1,8 @@
-// What a server offers, asked of a short-lived `opencode serve` started with the daemon's
-// environment in an empty temporary directory (so no project config applies), killed afterwards:
+// What a server offers, asked of a short-lived `opencode serve` started with an agent's
+// environment (src/process/agent-env.ts) in an empty temporary directory (so no project config applies), killed afterwards:
 // models from GET /config/providers (the default: GET /config's `model`), agents (modes) from GET /agent.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { agentTempDir } from '../../process/agent-user.js';
 import type { ProcessLimits } from '../process-options.js';
 import type { ModeInfo, ModelInfo, ModelList, QueryContext } from '../types.js';
 import { callJson } from './http.js';
@@ -13,9 +12,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 async function withServer<T>(locate: () => Promise<string>, limits: ProcessLimits, ctx: QueryContext, ask: (url: string) => Promise<T>): Promise<T> {
   const executable = await locate();
-  const dir = mkdtempSync(join(tmpdir(), 'agentwire-opencode-'));
-  const env = Object.fromEntries(Object.entries(ctx.env).filter((e): e is [string, string] => typeof e[1] === 'string'));
-  const server = await startServer(executable, dir, env, { ...limits, startTimeoutMs: ctx.timeoutMs }, ctx.logger);
+  const dir = await agentTempDir('agentwire-opencode-', ctx.boundary.user);
+  const server = await startServer(executable, dir, {}, { ...limits, startTimeoutMs: ctx.timeoutMs, boundary: ctx.boundary }, ctx.logger);
   try {
     return await ask(server.url);
   } finally {

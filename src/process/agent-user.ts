@@ -1,0 +1,122 @@
+// --agent-user: agents (and every tool they run) as another OS user, so that they can read neither
+// the daemon's environment (/proc/<pid>/environ), nor its memory, nor its token file and data dir.
+// Switching users at spawn needs root or CAP_SETUID + CAP_SETGID (and CAP_KILL to end the agents,
+// CAP_CHOWN to hand them files); the daemon checks that at start instead of failing at the first
+// session. docs/security.md says what the user must be able to use.
+import { readFileSync } from 'node:fs';
+import { chmod, chown, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError } from '../config.js';
+
+export interface AgentUser {
+  name: string;
+  uid: number;
+  /** The user's primary group; supplementary groups are dropped. */
+  gid: number;
+  /** The user's home from /etc/passwd: the agent's HOME unless the session's env sets one. */
+  home: string;
+}
+
+/** What the daemon does across users: start agents as another uid/gid (SETUID, SETGID), signal
+ *  their process groups (KILL), and hand them the files and throwaway dirs it makes (CHOWN). */
+const NEEDED_CAPABILITIES = { CAP_CHOWN: 0n, CAP_KILL: 5n, CAP_SETGID: 6n, CAP_SETUID: 7n } as const;
+
+/** The passwd entry of a user name or uid, or undefined. */
+export function lookupUser(spec: string, passwd: string): AgentUser | undefined {
+  const byUid = /^\d+$/.test(spec);
+  for (const line of passwd.split('\n')) {
+    const [name, , uid, gid, , home] = line.split(':');
+    if (!name || uid === undefined || gid === undefined || home === undefined) continue;
+    if (byUid ? uid === spec : name === spec) return { name, uid: Number(uid), gid: Number(gid), home };
+  }
+  return undefined;
+}
+
+/** The capabilities agents as another user need that the effective set (CapEff of
+ *  /proc/self/status) lacks; root normally has them all. */
+export function missingCapabilities(procStatus: string): string[] {
+  const hex = /^CapEff:\s*([0-9a-f]+)$/im.exec(procStatus)?.[1];
+  const caps = hex ? BigInt(`0x${hex}`) : 0n;
+  return Object.entries(NEEDED_CAPABILITIES).filter(([, bit]) => ((caps >> bit) & 1n) === 0n).map(([name]) => name);
+}
+
+/**
+ * The user agents run as, checked the way the daemon starts: the user exists, is not the daemon's
+ * own nor root (either would make the boundary a no-op), and the daemon may switch to it.
+ * ConfigError (a start-up refusal) otherwise. `system` is injectable for tests.
+ */
+export function resolveAgentUser(
+  spec: string,
+  system: { passwd?: string; procStatus?: string; uid?: number } = {},
+): AgentUser {
+  const passwd = system.passwd ?? readFileSync('/etc/passwd', 'utf8');
+  const user = lookupUser(spec, passwd);
+  if (!user) throw new ConfigError(`--agent-user ${spec}: no such user in /etc/passwd (create it, e.g. useradd --create-home ${/^\d+$/.test(spec) ? 'agent' : spec})`);
+  const self = system.uid ?? process.getuid?.() ?? -1;
+  if (user.uid === 0 || user.uid === self) {
+    throw new ConfigError(`--agent-user ${spec}: that is ${user.uid === 0 ? 'root' : "the daemon's own user"}; agents must run as another, unprivileged user`);
+  }
+  const missing = missingCapabilities(system.procStatus ?? readProcStatus());
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `--agent-user ${spec}: the daemon cannot switch users; run it as root or give it CAP_SETUID, CAP_SETGID, CAP_KILL and CAP_CHOWN (it runs as uid ${self}, without ${missing.join(', ')})`,
+    );
+  }
+  return user;
+}
+
+function readProcStatus(): string {
+  try {
+    return readFileSync('/proc/self/status', 'utf8');
+  } catch {
+    return ''; // not Linux: no capabilities to read, so no switching
+  }
+}
+
+/**
+ * True when the agent user may read and search `dir` (and search every directory above it).
+ * Without this, an agent would start (the daemon enters its cwd before it switches users) and only
+ * its tools would fail.
+ */
+export function agentCanUse(dir: string, user: AgentUser): Promise<boolean> {
+  return testAs(user, 'test -r "$1" && test -x "$1"', dir);
+}
+
+/** True when the agent user may read `path` (the token file must not be). */
+export function agentCanRead(path: string, user: AgentUser): Promise<boolean> {
+  return testAs(user, 'test -r "$1"', path);
+}
+
+/** Asks the kernel, by running `test` as the user: permission bits, ACLs and mounts all count. */
+async function testAs(user: AgentUser, script: string, path: string): Promise<boolean> {
+  const { execa } = await import('execa');
+  const run = await execa('/bin/sh', ['-c', script, 'sh', path], {
+    uid: user.uid,
+    gid: user.gid,
+    cwd: '/',
+    env: { PATH: '/usr/bin:/bin' },
+    extendEnv: false,
+    stdin: 'ignore',
+    reject: false,
+    timeout: 5_000,
+  });
+  return run.exitCode === 0;
+}
+
+/** A fresh temporary directory the agent user owns (a throwaway cwd or HOME for a helper run). */
+export async function agentTempDir(prefix: string, user: AgentUser | undefined): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  if (user) await chown(dir, user.uid, user.gid);
+  return dir;
+}
+
+/**
+ * Lets the agent user read (and, with the mode's group bits, run or connect to) a file the daemon
+ * wrote for it, without letting it change it: the daemon keeps the owner, the agent's group gets
+ * `mode`'s group bits. Without an agent user the file just gets `mode`.
+ */
+export async function shareWithAgent(path: string, mode: number, user: AgentUser | undefined): Promise<void> {
+  if (user) await chown(path, process.getuid?.() ?? 0, user.gid);
+  await chmod(path, mode);
+}
