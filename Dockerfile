@@ -6,6 +6,8 @@
 # (AGENTWIRE_TOKEN_FILE or AGENTWIRE_TOKEN, or an explicit AGENTWIRE_NO_TOKEN=1). The daemon runs
 # as root and its agents as the user agentwire (docs/security.md). See docs/deploy.md.
 FROM node:24-bookworm-slim AS build
+# better-sqlite3 (the event store) compiles from source where no prebuilt binary can be fetched.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -41,6 +43,10 @@ RUN mkdir -p "$AGENTWIRE_AGENTS_DIR" && \
 RUN useradd --create-home --uid 10001 agentwire && mkdir -p /workspace && chown agentwire:agentwire /workspace && \
     chmod 700 /root
 ENV AGENTWIRE_AGENT_USER=agentwire
+# Sessions and events (docs/persistence.md) outlive a container restart when this is a volume;
+# the daemon creates it 0700, so agents cannot read other sessions' transcripts.
+ENV AGENTWIRE_DATA_DIR=/var/lib/agentwire
+VOLUME /var/lib/agentwire
 WORKDIR /workspace
 EXPOSE 2468
 HEALTHCHECK --interval=15s --timeout=3s --start-period=5s --retries=3 \

@@ -1,5 +1,5 @@
 // `npm run agents:install`: installs every pinned agent CLI (src/agents/versions.ts) into the agents
-// cache ($AGENTWIRE_AGENTS_DIR, or ~/.cache/agentwire/agents), reusing complete installs. Runs after
+// cache ($AGENTWIRE_AGENTS_DIR, or ~/.local/share/agentwire/agents), reusing complete installs. Runs after
 // `npm run build`, from dist/. Prints one line per agent and exits non-zero if any install failed.
 //   node scripts/agents-install.js [--reinstall] [agent ...]
 import { defaultAgentsDir, installAgent } from '../dist/agents/install.js';

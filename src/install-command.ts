@@ -7,7 +7,7 @@ import { INSTALLABLE_AGENTS, PINNED_AGENTS, type InstallableAgentId } from './ag
 export const INSTALL_USAGE = `Usage: agentwire install-agent <${INSTALLABLE_AGENTS.join('|')}|all> [--version x.y.z] [--reinstall] [--agents-dir DIR]
 
 Installs the pinned version (or --version) from the npm registry into --agents-dir
-(default: $AGENTWIRE_AGENTS_DIR or ~/.cache/agentwire/agents). A complete install is reused.`;
+(default: $AGENTWIRE_AGENTS_DIR, else <data-dir>/agents: ~/.local/share/agentwire/agents). A complete install is reused.`;
 
 export async function installCommand(argv: string[]): Promise<number> {
   const names: string[] = [];
