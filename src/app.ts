@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { AgentDiscovery } from './agents/discovery.js';
+import { defaultAgentsDir } from './agents/install.js';
 import { AgentOfferings } from './agents/offerings.js';
 import { createRegistry, type AgentRegistry } from './agents/registry.js';
 import { Config, ConfigError } from './config.js';
@@ -88,9 +89,10 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     throw new ConfigError(`--token-file ${config.tokenFile}: the agent user '${user.name}' can read it; make it readable by the daemon only (chmod 600)`);
   }
   const boundary: AgentBoundary = { env: process.env, user };
-  // Agent CLIs live in the data dir unless --agents-dir says otherwise.
-  const agentsDir = config.agentsDir ?? (config.dataDir ? join(config.dataDir, 'agents') : undefined);
-  const agentConfig = { ...config, ...(agentsDir ? { agentsDir } : {}) };
+  // Agent CLIs live in the data dir unless --agents-dir says otherwise. Resolved here, from the
+  // daemon's own environment: an agent's environment (its XDG_DATA_HOME, say) must not move them.
+  const agentsDir = config.agentsDir ?? (config.dataDir ? join(config.dataDir, 'agents') : defaultAgentsDir());
+  const agentConfig = { ...config, agentsDir };
   const registry = deps.registry ?? createRegistry({ ...agentConfig, boundary }, deps.agentEnv?.env);
   const metrics: Metrics = new Metrics({ sessions: () => sessions.all() });
   // Agents look for their credential files in their own HOME: the agent user's, with one.

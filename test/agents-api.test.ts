@@ -225,7 +225,7 @@ describe('POST /v1/agents/{agent}/install', () => {
       expect(mock.detail).toContain('nothing to install');
       const unknown = expectProblem(await post(app, '/v1/agents/gemini/install', {}), 400, 'invalid_request');
       expect(unknown.detail).toContain('path.agent');
-      expectProblem(await app.app.inject({ method: 'GET', url: '/v1/agents/amp/install' }), 404, 'not_found');
+      expectProblem(await app.app.inject({ method: 'GET', url: '/v1/agents/amp/install' }), 405, 'method_not_allowed');
     } finally {
       await app.app.close();
     }
