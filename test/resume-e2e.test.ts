@@ -176,7 +176,8 @@ describe.each(AGENTS)('$agent: native resume after a daemon restart', (a) => {
     const { config, nativeId, last } = await firstDaemon(a);
 
     const second = await daemon(config);
-    expect(await info(second)).toMatchObject({ sessionId: SID, restored: true, status: 'idle', ended: false, nativeSessionId: nativeId, eventCount: last });
+    const listed = (await second.app.inject({ method: 'GET', url: '/v1/sessions' })).json() as { sessions: SessionInfo[] };
+    expect(listed.sessions).toMatchObject([{ sessionId: SID, agent: a.agent, restored: true, status: 'idle', ended: false, nativeSessionId: nativeId, eventCount: last }]);
     const t0 = Date.now();
     const turn = await sendTurn(second, SID, a.prompts[1]);
     console.log(`[resume e2e] ${a.agent}: restored session, resumed turn ${Date.now() - t0} ms`);
