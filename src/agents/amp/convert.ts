@@ -136,7 +136,7 @@ function exited(line: LineOf<'agentwire.exit'>): Draft[] {
     ];
   }
   return [
-    { type: 'error', data: { message: line.message, code: 'amp_exited', details } },
+    { type: 'error', data: { message: line.message, code: line.resume_failed ? 'native_resume_failed' : 'amp_exited', details } },
     {
       type: 'session.ended',
       data: { reason: 'error', terminated_by: 'agent', message: line.message, exit_code: line.exit_code, ...(line.stderr ? { stderr: line.stderr as never } : {}) },

@@ -43,6 +43,8 @@ const MAX_PENDING = 16;
 const INTERRUPT_GRACE_MS = 5_000;
 /** Longest prompt passed as an argument; longer ones (and ones starting with '-') go on stdin. */
 const MAX_ARG_PROMPT = 100_000;
+/** What `amp threads continue` prints (exit 1, no `Error:` prefix) for a thread that does not exist. */
+const MISSING_THREAD = /^Thread \S+ does not exist\./m;
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export type LocateAmp = () => Promise<string>;
@@ -203,7 +205,9 @@ async function startAmp(options: StartOptions, sink: AgentSink, limits: ProcessL
     }
     ended = true;
     const message = stderrText ? stderrText : `Amp exited with ${why} without a result.`;
-    sink.native({ type: 'agentwire.exit', exit_code: exit.exitCode, signal: exit.signal, message, stderr: exit.stderr });
+    // `threads continue` on a thread Amp no longer has (a restored session whose thread is gone).
+    const resumeFailed = MISSING_THREAD.test(stderrText ?? '') ? { resume_failed: true } : {};
+    sink.native({ type: 'agentwire.exit', exit_code: exit.exitCode, signal: exit.signal, message, stderr: exit.stderr, ...resumeFailed });
     void cleanup().finally(() => sink.exit({ exitCode: exit.exitCode, signal: exit.signal, stderr: exit.stderr, requested: false }));
   };
 

@@ -63,6 +63,8 @@ export const AmpOut = z.discriminatedUnion('type', [
     message: z.string(),
     /** Set when the daemon interrupted the turn and had to kill the process: the session goes on. */
     interrupted: z.boolean().optional(),
+    /** Set when the process said the thread it was to continue does not exist. */
+    resume_failed: z.boolean().optional(),
     stderr: z.looseObject({ truncated: z.boolean() }).optional(),
   }),
 ]);

@@ -91,6 +91,9 @@ interface ControlRequest {
   request: { subtype?: string; tool_name?: string; input?: Record<string, unknown>; permission_suggestions?: unknown[]; tool_use_id?: string };
 }
 
+/** Lines held back until the CLI answered initialize (past this they are let through, in order; none expected). */
+const MAX_HELD = 1_000;
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 async function startClaude(options: StartOptions, sink: AgentSink, limits: ProcessLimits, locate: LocateClaude): Promise<AgentHandle> {
@@ -103,6 +106,21 @@ async function startClaude(options: StartOptions, sink: AgentSink, limits: Proce
   const initId = ourId();
   /** The CLI's pending control requests by request_id (and by tool_use_id, as a fallback key). */
   const pending = new Map<string, ControlRequest>();
+
+  // What the CLI prints before it answered initialize is held back: on a failed start it must not
+  // reach the session (a failed --resume prints an error `result` before it exits, which would end
+  // a turn the daemon is still opening); on success it is delivered first, in order.
+  let held: unknown[] | undefined = [];
+  const flush = () => {
+    const early = held ?? [];
+    held = undefined;
+    for (const message of early) sink.native(message);
+  };
+  const deliver = (message: unknown) => {
+    if (held && held.length >= MAX_HELD) flush();
+    if (held) held.push(message);
+    else sink.native(message);
+  };
 
   let markReady: (ok: { ok: true } | { ok: false; error: string }) => void = () => {};
   const ready = new Promise<{ ok: true } | { ok: false; error: string }>((r) => (markReady = r));
@@ -136,7 +154,7 @@ async function startClaude(options: StartOptions, sink: AgentSink, limits: Proce
         pending.delete(message.request_id);
       }
     }
-    sink.native(message);
+    deliver(message);
   };
 
   child = await ChildProcess.start(
@@ -164,6 +182,7 @@ async function startClaude(options: StartOptions, sink: AgentSink, limits: Proce
           : `exited with code ${exit.exitCode ?? exit.signal} before it was ready`;
     throw new ApiError('agent_start_failed', `Claude Code ${why}.${exit.stderr.head ? ` stderr: ${exit.stderr.head}` : ''}`, { agent: 'claude' });
   }
+  flush();
   proc.exited.then((exit) => sink.exit({ exitCode: exit.exitCode, signal: exit.signal, stderr: exit.stderr, requested: exit.killed }));
 
   const take = (id: string): ControlRequest => {

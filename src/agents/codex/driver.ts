@@ -162,7 +162,9 @@ async function startCodex(options: StartOptions, sink: AgentSink, limits: Proces
       ...(mcpServers ? { config: { mcp_servers: mcpServers } } : {}),
     };
     const result = options.nativeSessionId
-      ? await rpc.request('thread/resume', { threadId: options.nativeSessionId, ...common }, limits.startTimeoutMs)
+      ? // excludeTurns: the daemon has the history already; without it Codex answers with the whole
+        // thread and a deprecationNotice for "full-history hydration" (0.169.0).
+        await rpc.request('thread/resume', { threadId: options.nativeSessionId, excludeTurns: true, ...common }, limits.startTimeoutMs)
       : await rpc.request('thread/start', common, limits.startTimeoutMs);
     const thread = isObject(result) && isObject(result.thread) ? result.thread : undefined;
     if (!thread || typeof thread.id !== 'string') throw new Error(`no thread in the answer: ${JSON.stringify(result).slice(0, 200)}`);
