@@ -212,4 +212,43 @@ describe('Normalizer', () => {
     ]);
     expect(n.turnActive).toBe(false);
   });
+  it('an agent that announces its own turns: a turn ended before it did still gets one turn.started, first', () => {
+    const n = make({ nativeTurnStart: true, userMessages: true });
+    expect(n.turnStarted(input, null)).toEqual([]);
+    expect(brief(n.turnAborted('pipe closed'))).toEqual([
+      ['turn.started', 'daemon', true],
+      ['error', 'daemon', true],
+      ['turn.ended', 'daemon', true],
+    ]);
+    // Announced by the agent: the daemon adds none, and a repeated native start is dropped.
+    n.turnStarted(input, null);
+    const started: Draft = { type: 'turn.started', data: { turn_id: 'native' } };
+    expect(brief(n.agent([started, started], null))).toEqual([['turn.started', 'agent', false]]);
+    expect(brief(n.resumeFailed('gone'))).toEqual([
+      ['error', 'daemon', true],
+      ['turn.ended', 'daemon', true],
+      ['session.ended', 'daemon', true],
+    ]);
+  });
+
+  it('restores a snapshot and closes what was open when the agent is gone (daemon restart)', () => {
+    const first = make();
+    first.turnStarted(input, null);
+    first.agent([{ type: 'permission.requested', data: { permission_id: 'p1', action: 'write', status: 'requested' } }], null);
+    const snapshot = first.snapshot();
+    expect(snapshot).toMatchObject({ turnId: 'turn_1', turnAnnounced: true, turnCount: 1, permissions: [{ permission_id: 'p1' }] });
+    const second = make();
+    second.restore(snapshot, false);
+    expect(second.turnActive).toBe(true);
+    const out = second.agentGone('daemon_restarted');
+    expect(out.map((o) => [o.event.type, o.event.type === 'error' ? o.event.data.code : o.event.type === 'turn.ended' ? o.event.data.metadata : o.event.type === 'permission.resolved' ? o.event.data.metadata : null])).toEqual([
+      ['error', 'daemon_restarted'],
+      ['permission.resolved', { reason: 'daemon_restarted' }],
+      ['turn.ended', { reason: 'error' }],
+    ]);
+    expect(second.turnActive).toBe(false);
+    expect(second.hitl.permissionState('p1')).toBe('resolved');
+    // The next turn continues the numbering.
+    expect(second.turnStarted(input, null)[0]?.event.data).toEqual({ turn_id: 'turn_2' });
+  });
 });

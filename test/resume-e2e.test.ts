@@ -238,9 +238,10 @@ describe.each(AGENTS)('$agent: native resume after a daemon restart', (a) => {
     expect(problem.detail).toContain(`could not resume its session '${nativeId}'`);
 
     const events = await eventsUntil(second, SID, last, ['session.ended']);
-    // The turn opened for the message is closed by the failure. (Codex reports the turn's start and
-    // the user message itself, so for Codex neither is in the stream: only the turn's end.)
+    // The turn opened for the message is closed by the failure, and every turn.ended has its
+    // turn.started (for Codex, which announces its turns itself, the daemon's, just before the error).
     expect(events.map((e) => e.type).slice(-3)).toEqual(['error', 'turn.ended', 'session.ended']);
+    expect(ofType(events, 'turn.started')).toHaveLength(1);
     expect(ofType(events, 'turn.ended').map((e) => [e.source, e.data.metadata])).toEqual([['daemon', { reason: 'error' }]]);
     // One error: the daemon's, carrying the agent's own words (Codex's start-up status items may come first).
     expect(ofType(events, 'error').map((e) => e.data)).toEqual([{ code: 'native_resume_failed', message: problem.detail }]);

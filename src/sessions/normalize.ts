@@ -27,6 +27,8 @@ export class Normalizer {
   private sessionEnded = false;
   private turnCount = 0;
   private turnId: string | null = null;
+  /** Its turn.started is in the stream (agents with nativeTurnStart announce it themselves, later). */
+  private turnAnnounced = false;
   private out: Normalized[] = [];
   /** A native session id learnt from a dropped duplicate start, for the next event to carry. */
   private nativeSessionId: string | null = null;
@@ -61,7 +63,8 @@ export class Normalizer {
   turnStarted(input: TurnInput, raw: unknown): Normalized[] {
     return this.run(raw, () => {
       this.turnId = `turn_${++this.turnCount}`;
-      if (!this.caps.nativeTurnStart) this.emit({ type: 'turn.started', data: { turn_id: this.turnId }, ...DAEMON });
+      this.turnAnnounced = !this.caps.nativeTurnStart;
+      if (this.turnAnnounced) this.emit({ type: 'turn.started', data: { turn_id: this.turnId }, ...DAEMON });
       if (!this.caps.userMessages) this.userMessage(input);
     });
   }
@@ -99,6 +102,7 @@ export class Normalizer {
   snapshot(): SessionSnapshot {
     return {
       turnId: this.turnId,
+      turnAnnounced: this.turnAnnounced,
       turnCount: this.turnCount,
       permissions: [...this.hitl.permissions.values()],
       questions: [...this.hitl.questions.values()],
@@ -115,6 +119,7 @@ export class Normalizer {
     this.sessionEnded = ended;
     this.turnCount = snapshot.turnCount;
     this.turnId = snapshot.turnId;
+    this.turnAnnounced = snapshot.turnAnnounced ?? true;
     this.restoredItems = snapshot.openItems ?? [];
     for (const p of snapshot.permissions) this.hitl.openPermission(p);
     for (const q of snapshot.questions) this.hitl.openQuestion(q);
@@ -130,6 +135,7 @@ export class Normalizer {
       for (const item of this.restoredItems) this.emit({ type: 'item.completed', data: { item }, ...DAEMON });
       this.restoredItems = [];
       if (!this.turnId) return;
+      this.announceTurn();
       if (why === 'daemon_restarted') {
         const message = 'The daemon restarted while this turn was running; the agent was stopped. The next message resumes its session.';
         this.emit({ type: 'error', data: { message, code: 'daemon_restarted' }, ...DAEMON });
@@ -146,6 +152,7 @@ export class Normalizer {
   /** The agent could not be started again on its own session: say why and end the session. */
   resumeFailed(message: string): Normalized[] {
     return this.run(null, () => {
+      this.announceTurn();
       this.emit({ type: 'error', data: { message, code: 'native_resume_failed' }, ...DAEMON });
       this.endTurn({ reason: 'error' }, DAEMON);
       this.endSession({ reason: 'error', terminated_by: 'daemon', message }, DAEMON);
@@ -155,6 +162,7 @@ export class Normalizer {
   /** The turn was started but the agent never received it: say so and close the turn. */
   turnAborted(message: string): Normalized[] {
     return this.run(null, () => {
+      this.announceTurn();
       this.emit({ type: 'error', data: { message, code: 'turn_not_delivered' }, ...DAEMON });
       this.endTurn({ reason: 'error' }, DAEMON);
     });
@@ -205,7 +213,8 @@ export class Normalizer {
         this.endTurn({ reason: d.data.reason }, DAEMON);
         return this.endSession(d.data, origin);
       case 'turn.started':
-        if (this.turnId && this.caps.nativeTurnStart) {
+        if (this.turnId && this.caps.nativeTurnStart && !this.turnAnnounced) {
+          this.turnAnnounced = true;
           return this.emit({ type: d.type, data: { ...d.data, turn_id: this.turnId }, ...origin });
         }
         return; // the daemon already announced this turn
@@ -284,6 +293,10 @@ export class Normalizer {
   /** Ends the running turn: items left open are failed, open HITL requests are cancelled. */
   private endTurn(metadata: Record<string, unknown>, origin: Origin, cancelReason = 'turn_ended'): void {
     if (!this.turnId) return;
+    // A turn that ends before its agent announced it (a failed delivery or resume, a restart)
+    // still opens in the stream: clients pair every turn.ended with a turn.started.
+    this.announceTurn();
+    this.turnAnnounced = false;
     for (const item of this.items.openItems()) this.completeItem({ ...item, status: 'failed' }, DAEMON);
     const cancelled = { reason: cancelReason };
     for (const p of [...this.hitl.permissions.values()]) {
@@ -297,6 +310,13 @@ export class Normalizer {
     const turn_id = this.turnId;
     this.turnId = null;
     this.emit({ type: 'turn.ended', data: { turn_id, metadata }, ...origin });
+  }
+
+  /** The running turn's turn.started, if its agent has not announced it yet. */
+  private announceTurn(): void {
+    if (!this.turnId || this.turnAnnounced) return;
+    this.turnAnnounced = true;
+    this.emit({ type: 'turn.started', data: { turn_id: this.turnId }, ...DAEMON });
   }
 
   private endSession(data: Extract<PendingEvent, { type: 'session.ended' }>['data'], origin: Origin): void {

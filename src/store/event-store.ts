@@ -12,6 +12,8 @@ import type { SessionStatus } from '../schema/api.js';
 /** What the normalizer must know to restore a session whose agent is gone (see Normalizer.restore). */
 export interface SessionSnapshot {
   turnId: string | null;
+  /** Its turn.started is in the stream (absent in rows written before it existed: announced). */
+  turnAnnounced?: boolean;
   turnCount: number;
   permissions: PermissionEventData[];
   questions: QuestionEventData[];
