@@ -67,18 +67,18 @@ route({ method: 'get', path: '/openapi.json', summary: 'This document', response
 
 route({
   method: 'post', path: '/v1/sessions/{id}', summary: 'Create a session with a client-chosen id', request: { params: id, ...body(CreateSessionRequest) },
-  responses: { 200: json(CreateSessionResponse, 'Agent started'), ...problems(...common, ...bodyErrors, 'invalid_cwd', 'session_exists', 'too_many_sessions', 'agent_not_available', 'agent_start_failed', 'agent_install_failed', 'shutting_down') },
+  responses: { 200: json(CreateSessionResponse, 'Agent started'), ...problems('store_unavailable', ...common, ...bodyErrors, 'invalid_cwd', 'session_exists', 'too_many_sessions', 'agent_not_available', 'agent_start_failed', 'agent_install_failed', 'shutting_down') },
 });
 route({
   method: 'post', path: '/v1/sessions', summary: 'Create a session; the daemon picks the id', request: body(CreateSessionRequest),
-  responses: { 201: json(SessionInfo, 'Agent started'), ...problems(...common, ...bodyErrors, 'invalid_cwd', 'too_many_sessions', 'agent_not_available', 'agent_start_failed', 'agent_install_failed', 'shutting_down') },
+  responses: { 201: json(SessionInfo, 'Agent started'), ...problems('store_unavailable', ...common, ...bodyErrors, 'invalid_cwd', 'too_many_sessions', 'agent_not_available', 'agent_start_failed', 'agent_install_failed', 'shutting_down') },
 });
 route({ method: 'get', path: '/v1/sessions', summary: 'All sessions, newest first', responses: { 200: json(SessionList, 'Sessions') } });
 route({ method: 'get', path: '/v1/sessions/{id}', summary: 'One session', request: { params: id }, responses: { 200: json(SessionInfo, 'Session'), ...problems(...sessionErrors) } });
-route({ method: 'delete', path: '/v1/sessions/{id}', summary: 'Terminate (if live) and forget a session', request: { params: id }, responses: { 204: empty('Gone'), ...problems(...sessionErrors) } });
+route({ method: 'delete', path: '/v1/sessions/{id}', summary: 'Terminate (if live) and forget a session', request: { params: id }, responses: { 204: empty('Gone'), ...problems('store_unavailable', ...sessionErrors) } });
 route({
   method: 'post', path: '/v1/sessions/{id}/messages', summary: 'Send a message; starts a turn', request: { params: id, ...body(MessageRequest) },
-  responses: { 204: empty('Turn dispatched'), ...problems(...sessionErrors, ...bodyErrors, 'turn_in_progress', 'session_ended', 'agent_io_failed') },
+  responses: { 204: empty('Turn dispatched'), ...problems('store_unavailable', ...sessionErrors, ...bodyErrors, 'turn_in_progress', 'session_ended', 'agent_start_failed', 'agent_io_failed') },
 });
 route({
   method: 'post', path: '/v1/sessions/{id}/messages/stream',
@@ -90,11 +90,11 @@ route({
   },
   responses: {
     200: { description: eventStream.description, content: { ...eventStream.content, 'application/x-ndjson': { schema: UniversalEvent } } },
-    ...problems(...sessionErrors, ...bodyErrors, 'turn_in_progress', 'session_ended', 'too_many_subscribers', 'agent_io_failed'),
+    ...problems('store_unavailable', ...sessionErrors, ...bodyErrors, 'turn_in_progress', 'session_ended', 'too_many_subscribers', 'agent_start_failed', 'agent_io_failed'),
   },
 });
-route({ method: 'post', path: '/v1/sessions/{id}/interrupt', summary: 'Stop the running turn', request: { params: id }, responses: { 202: empty('Interrupt sent'), ...problems(...sessionErrors, 'no_turn_running', 'session_ended') } });
-route({ method: 'post', path: '/v1/sessions/{id}/terminate', summary: 'Kill the agent; emits session.ended', request: { params: id }, responses: { 204: empty('Terminated'), ...problems(...sessionErrors) } });
+route({ method: 'post', path: '/v1/sessions/{id}/interrupt', summary: 'Stop the running turn', request: { params: id }, responses: { 202: empty('Interrupt sent'), ...problems('store_unavailable', ...sessionErrors, 'no_turn_running', 'session_ended') } });
+route({ method: 'post', path: '/v1/sessions/{id}/terminate', summary: 'Kill the agent; emits session.ended', request: { params: id }, responses: { 204: empty('Terminated'), ...problems('store_unavailable', ...sessionErrors) } });
 route({
   method: 'get', path: '/v1/sessions/{id}/events', summary: 'Poll events after an offset',
   request: { params: id, query: z.object({ offset: z.number().int().min(0).optional().openapi({ description: 'Exclusive sequence cursor (default 0)' }), limit: z.number().int().min(1).max(10000).optional().openapi({ description: 'Default 1000' }), ...rawQuery }) },
@@ -114,7 +114,7 @@ route({
   method: 'post', path: '/v1/agents/{agent}/install', summary: 'Install the pinned (or an exact) agent CLI version from the npm registry into the agents dir',
   description: 'Concurrent requests for one agent share one install. A failure answers 502 agent_install_failed with npm\'s stderr tail in `stderrTail`.',
   request: { params: AgentIdParam, ...body(InstallAgentRequest) },
-  responses: { 204: empty('Installed (or a complete install was already there)'), ...problems(...common, ...bodyErrors, 'agent_install_failed', 'shutting_down') },
+  responses: { 204: empty('Installed (or a complete install was already there)'), ...problems('store_unavailable', ...common, ...bodyErrors, 'agent_install_failed', 'shutting_down') },
 });
 route({
   method: 'get', path: '/v1/agents/{agent}/models', summary: "The models a session of this agent can use (asked of the agent CLI, cached; else the build's built-in list)",
@@ -129,16 +129,16 @@ route({
 const permissionParams = z.object({ id: SessionIdParam, permission_id: z.string() });
 route({
   method: 'post', path: '/v1/sessions/{id}/permissions/{permission_id}/reply', summary: 'Answer a permission request', request: { params: permissionParams, ...body(PermissionReplyRequest) },
-  responses: { 204: empty('Reply delivered'), ...problems(...sessionErrors, ...bodyErrors, 'permission_not_found', 'permission_already_resolved', 'session_ended') },
+  responses: { 204: empty('Reply delivered'), ...problems('store_unavailable', ...sessionErrors, ...bodyErrors, 'permission_not_found', 'permission_already_resolved', 'session_ended') },
 });
 const questionParams = z.object({ id: SessionIdParam, question_id: z.string() });
 route({
   method: 'post', path: '/v1/sessions/{id}/questions/{question_id}/reply', summary: 'Answer a question', request: { params: questionParams, ...body(QuestionReplyRequest) },
-  responses: { 204: empty('Answer delivered'), ...problems(...sessionErrors, ...bodyErrors, 'question_not_found', 'question_already_resolved', 'session_ended') },
+  responses: { 204: empty('Answer delivered'), ...problems('store_unavailable', ...sessionErrors, ...bodyErrors, 'question_not_found', 'question_already_resolved', 'session_ended') },
 });
 route({
   method: 'post', path: '/v1/sessions/{id}/questions/{question_id}/reject', summary: 'Decline a question', request: { params: questionParams },
-  responses: { 204: empty('Rejection delivered'), ...problems(...sessionErrors, 'question_not_found', 'question_already_resolved', 'session_ended') },
+  responses: { 204: empty('Rejection delivered'), ...problems('store_unavailable', ...sessionErrors, 'question_not_found', 'question_already_resolved', 'session_ended') },
 });
 route({
   method: 'get', path: '/metrics', summary: 'Prometheus metrics: sessions, turns, HITL, streams, agent processes, installs, HTTP (docs/operations.md)',
