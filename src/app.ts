@@ -28,7 +28,7 @@ import { openStore } from './store/open-store.js';
 import type { AgentBoundary } from './process/agent-env.js';
 import { agentCanRead, agentCanUse, resolveAgentUser } from './process/agent-user.js';
 import { SessionManager } from './sessions/session-manager.js';
-import { resolveCwd } from './sessions/session.js';
+import { resolveCwd } from './sessions/session-paths.js';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './util/deps.js';
 
 export interface AppDeps {

@@ -13,7 +13,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { EventStore, StoreFailure } from '../store/event-store.js';
 import type { EventLogLimits } from './event-log.js';
 import type { HitlSettings } from './hitl-policy.js';
-import { resolveCwd, Session, type ResolvedCreateRequest, type SessionDeps } from './session.js';
+import { resolveCwd } from './session-paths.js';
+import { Session, type ResolvedCreateRequest, type SessionDeps } from './session.js';
 
 export interface SessionManagerOptions {
   registry: AgentRegistry;

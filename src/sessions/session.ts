@@ -1,9 +1,6 @@
 // One session: owns its agent handle, its converter state, its normalizer and its event log, and
 // is the only path between the HTTP layer and the agent. Status is derived from the normalizer
 // (the one bookkeeper of turns and pending HITL), so it can never disagree with the event stream.
-import { statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
 import type { AgentDriver, AgentHandle, ProcessExit, TurnInput } from '../agents/types.js';
 import { ApiError } from '../errors.js';
 import type { CreateSessionRequest, MessageRequest, PermissionReply, SessionInfo, SessionStatus } from '../schema/api.js';
@@ -14,6 +11,7 @@ import type { EventStore, SessionProgress, SessionRecord } from '../store/event-
 import { EventLog, type EventLogLimits } from './event-log.js';
 import { HitlPolicyRunner, type HitlSettings } from './hitl-policy.js';
 import { Normalizer, type Normalized } from './normalize.js';
+import { resolveAttachments } from './session-paths.js';
 
 /** A create request after the agent's defaults were filled in (AgentOfferings.resolve) and its cwd checked. */
 export type ResolvedCreateRequest = CreateSessionRequest & { cwd: string; agentMode: string; permissionMode: string };
@@ -163,7 +161,7 @@ export class Session {
         sessionStatus: this.status,
       });
     }
-    const input: TurnInput = { message: body.message, attachments: this.attachments(body) };
+    const input: TurnInput = { message: body.message, attachments: resolveAttachments(body.attachments, this.request.cwd, this.id) };
     this.apply(this.normalizer.turnStarted(input, body));
     // No agent: a restored (or gracefully stopped) session starts it again, on its native session.
     const handle = this.handle ?? (await this.resume());
@@ -174,22 +172,6 @@ export class Session {
       this.apply(this.normalizer.turnAborted(`the message could not be delivered to the agent: ${(err as Error).message}`));
       throw err instanceof ApiError ? err : new ApiError('agent_io_failed', (err as Error).message, { sessionId: this.id });
     }
-  }
-
-  /**
-   * Attachments resolved against the session's cwd and checked before the turn starts (synchronously,
-   * so the turn lock is still taken before anything is awaited): a missing file is the client's 400.
-   */
-  private attachments(body: MessageRequest): TurnInput['attachments'] {
-    return (body.attachments ?? []).map((a, i) => {
-      const path = isAbsolute(a.path) ? a.path : resolve(this.request.cwd, a.path);
-      if (!statSync(path, { throwIfNoEntry: false })?.isFile()) {
-        throw new ApiError('invalid_request', `attachments[${i}].path '${a.path}' is not a readable file (relative paths are resolved against the session's cwd).`, {
-          sessionId: this.id,
-        });
-      }
-      return { ...a, path };
-    });
   }
 
   async interrupt(): Promise<void> {
@@ -362,12 +344,4 @@ export class Session {
   }
 
   private readonly progressOf = () => this.progress();
-}
-
-/** Resolves and checks a session's working directory (400 when it does not exist). */
-export async function resolveCwd(cwd: string | undefined, base: string): Promise<string> {
-  const dir = cwd ? (isAbsolute(cwd) ? cwd : resolve(base, cwd)) : base;
-  const info = await stat(dir).catch(() => undefined);
-  if (!info?.isDirectory()) throw new ApiError('invalid_cwd', `cwd '${dir}' does not exist or is not a directory.`, { cwd: dir });
-  return dir;
 }
