@@ -1,17 +1,31 @@
 // Starts a built agentwire daemon as its own process (with a raised file-descriptor limit) and
 // finds its port from its first log line; reads its RSS from /proc.
+//
+// Every daemon the bench starts says where its data goes: `--persist off` (memory only) or a
+// `--data-dir` the bench made under the system temp dir (tempDataDir). The daemon persists by
+// default in ~/.local/share/agentwire; a bench must never write there, so startDaemon refuses
+// flags without either, and the daemon gets no AGENTWIRE_* variables from the bench's environment.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../bin/agentwire.js', import.meta.url));
 
 /** @returns {Promise<{port: number, pid: number, url: string, stop: () => Promise<void>, child: import('node:child_process').ChildProcess}>} */
-export function startDaemon(flags = []) {
+export function startDaemon(flags) {
+  const persistOff = flags.some((f, i) => f === '--persist' && flags[i + 1] === 'off');
+  const dataDir = flags.findIndex((f) => f === '--data-dir');
+  if (!persistOff && (dataDir < 0 || !String(flags[dataDir + 1]).startsWith(tmpdir()))) {
+    throw new Error(`startDaemon(${JSON.stringify(flags)}): pass --persist off or --data-dir <a tempDataDir()>`);
+  }
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENTWIRE_')));
   const args = ['server', '--port', '0', '--log-level', 'warn', ...flags].map((a) => `'${a}'`).join(' ');
   // ulimit in the shell, then exec: the daemon itself holds the 5,000 reader sockets.
   const child = spawn('sh', ['-c', `ulimit -n 20000; exec "${process.execPath}" ${process.env.BENCH_DAEMON_FLAGS ?? ""} "${BIN}" ${args} --log-level info`], {
     stdio: ['ignore', 'pipe', 'inherit'],
+    env,
   });
   return new Promise((resolve, reject) => {
     let buffered = '';
@@ -54,4 +68,22 @@ export async function api(base, method, path, body) {
   const text = await res.text();
   if (res.status >= 400) throw new Error(`${method} ${path} → ${res.status} ${text}`);
   return text ? JSON.parse(text) : undefined;
+}
+
+const made = new Set();
+
+/** A fresh data dir under the system temp dir; removed by removeDataDirs (the bench calls it on exit). */
+export function tempDataDir(label = 'bench') {
+  const dir = mkdtempSync(join(tmpdir(), `agentwire-${label}-`));
+  made.add(dir);
+  return dir;
+}
+
+export function removeDataDir(dir) {
+  rmSync(dir, { recursive: true, force: true });
+  made.delete(dir);
+}
+
+export function removeDataDirs() {
+  for (const dir of made) removeDataDir(dir);
 }

@@ -2,11 +2,14 @@
 // when every connection is ready and what each one measured. Runs apart from the daemon so the
 // readers do not share its event loop. Connections are raw sockets scanned for the stamped delta
 // (no HTTP parser, no string building): what the bench should measure is the daemon, not us.
-//   argv: <url> <connections> <mode: fanout|throughput>
+//   argv: <url> <connections> <mode: fanout|throughput|replay> [events]
 // fanout: each connection reports the first stamped delta it gets. throughput: one report per turn.
+// replay: one connection counts frames and reports once it has `events` of them (a stored history
+// read from offset 0, many turns long).
 import net from 'node:net';
 
-const [url, countArg, mode] = process.argv.slice(2);
+const [url, countArg, mode, expectedArg] = process.argv.slice(2);
+const expected = Number(expectedArg ?? Infinity);
 const count = Number(countArg);
 const { hostname, port, pathname, search } = new URL(url);
 const request = `GET ${pathname}${search} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n\r\n`;
@@ -88,6 +91,16 @@ function open() {
       return;
     }
     events += countAcross(FRAME, previous, chunk);
+    if (mode === 'replay') {
+      previous = chunk;
+      if (!firstAt) firstAt = at;
+      lastAt = at;
+      if (events >= expected) {
+        finished = true;
+        report();
+      }
+      return;
+    }
     const ended = countAcross(END, previous, chunk) > 0;
     previous = chunk;
     if (!firstAt) firstAt = at;

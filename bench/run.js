@@ -1,44 +1,17 @@
 // `npm run bench`: the daemon measured where users feel it, as a separate process, with readers
 // and load in their own processes. Prints `name: value` lines (see docs/performance.md). Loopback
-// only; every loop is bounded in count and time. Takes about a minute.
-import { fork } from 'node:child_process';
+// only; every loop is bounded in count and time. Takes about three minutes.
+//
+// Every daemon is started with `--persist off` or a fresh temp `--data-dir` (never the user's data
+// dir). The sections before `persist` measure the in-memory daemon, as they always have
+// (BENCH_PERSIST=on runs them on a temp data dir instead); `persist` compares the two.
 import http from 'node:http';
-import { fileURLToPath } from 'node:url';
-import { api, rssMb, startDaemon } from './daemon.js';
+import { api, removeDataDirs, rssMb, startDaemon, tempDataDir } from './daemon.js';
+import { persistence } from './persist.js';
+import { child, lastSequence, pct, print, session, settledRss, sleep, untilIdle } from './util.js';
 
-const here = (f) => fileURLToPath(new URL(f, import.meta.url));
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
-};
-const print = (name, value) => console.log(`${name}: ${Number.isFinite(value) ? +value.toFixed(2) : value}`);
-
-function child(script, args) {
-  const proc = fork(here(script), args.map(String), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
-  const next = () =>
-    new Promise((resolve, reject) => {
-      proc.once('message', (m) => (m.error ? reject(new Error(m.error)) : resolve(m)));
-      proc.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
-    });
-  return { proc, next, stop: () => proc.kill('SIGKILL') };
-}
-
-/**
- * RSS of an idle daemon once it is steady: V8 shrinks the young generation a few seconds after
- * start-up allocation stops (its memory reducer), so the 1 s figure is start-up, not idle. Read
- * every second until three reads agree within 0.5 MB, at most 25 s.
- */
-async function settledRss(pid) {
-  const reads = [];
-  for (let s = 0; s < 25; s++) {
-    await sleep(1000);
-    reads.push(rssMb(pid));
-    const last = reads.slice(-3);
-    if (last.length === 3 && Math.max(...last) - Math.min(...last) < 0.5 && s >= 10) break;
-  }
-  return reads.at(-1);
-}
+/** Flags for the general sections' daemons: memory only, unless BENCH_PERSIST=on. */
+const store = () => (process.env.BENCH_PERSIST === 'on' ? ['--data-dir', tempDataDir('section')] : ['--persist', 'off']);
 
 async function coldStart() {
   const times = [];
@@ -46,7 +19,7 @@ async function coldStart() {
   let startup = NaN;
   for (let i = 0; i < 7; i++) {
     const t = performance.now();
-    const d = await startDaemon();
+    const d = await startDaemon(['--persist', 'off']);
     for (;;) {
       const ok = await fetch(`${d.url}/v1/health`).then((r) => r.ok, () => false);
       if (ok) break;
@@ -63,6 +36,18 @@ async function coldStart() {
   print('coldstart_ms', pct(times, 50));
   print('startup_rss_mb', startup);
   print('idle_rss_mb', idle);
+  // The default configuration: persistence on, here in an empty data dir (its store is created on
+  // the first start; the later starts open it).
+  const dir = tempDataDir('cold');
+  const persisted = [];
+  for (let i = 0; i < 7; i++) {
+    const t = performance.now();
+    const d = await startDaemon(['--data-dir', dir]);
+    while (!(await fetch(`${d.url}/v1/health`).then((r) => r.ok, () => false))) await sleep(2);
+    persisted.push(performance.now() - t);
+    await d.stop();
+  }
+  print('coldstart_persist_ms', pct(persisted, 50));
 }
 
 async function healthLoad(d) {
@@ -74,18 +59,6 @@ async function healthLoad(d) {
   print('health_p99_ms', pct(latencies, 99));
 }
 
-async function session(d, id, extra = {}) {
-  await api(d.url, 'POST', `/v1/sessions/${id}`, { agent: 'mock', ...extra });
-  return id;
-}
-const lastSequence = async (d, id) => (await api(d.url, 'GET', `/v1/sessions/${id}`)).eventCount;
-async function untilIdle(d, id, timeoutMs = 120_000) {
-  const deadline = Date.now() + timeoutMs;
-  while ((await api(d.url, 'GET', `/v1/sessions/${id}`)).status !== 'idle') {
-    if (Date.now() > deadline) throw new Error(`${id} did not become idle`);
-    await sleep(20);
-  }
-}
 
 /** A saturated flood: the fastest way to get the mock's and the reader's hot loops compiled. */
 const WARM_UP = 'flood 100000 stamped';
@@ -202,7 +175,7 @@ async function turnLatency(d) {
 async function memoryGrowth() {
   // A log cap well under 10k turns' worth of events, so the log stops growing early and what
   // remains is the daemon's own per-turn memory.
-  const d = await startDaemon(['--max-events-per-session', '5000']);
+  const d = await startDaemon([...store(), '--max-events-per-session', '5000']);
   const id = await session(d, 'growth');
   let atStart = NaN;
   for (let i = 1; i <= 10_000; i++) {
@@ -242,7 +215,7 @@ async function main() {
   if (!only || only === 'fanout') {
     // A fresh daemon, so rss_mb_<N> is the readers' cost and not what earlier floods left in the
     // heap. One session serves up to 5,000 readers here; the default subscriber cap is 64.
-    const f = await startDaemon(['--max-subscribers', '10000']);
+    const f = await startDaemon([...store(), '--max-subscribers', '10000']);
     const sizes = process.env.BENCH_FANOUT ? process.env.BENCH_FANOUT.split(',').map(Number) : [100, 1000, 5000];
     try {
       for (const n of sizes) await fanout(f, n);
@@ -250,21 +223,29 @@ async function main() {
       await f.stop();
     }
   }
-  const d = await startDaemon();
-  try {
-    if (!only || only === 'health') await healthLoad(d);
-    if (!only || only === 'throughput') await throughput(d);
-    if (!only || only === 'idle') await idleConnections(d);
-    if (!only || only === 'turns') await turnLatency(d);
-    if (!only || only === 'poll') await poll(d);
-  } finally {
-    await d.stop();
+  const shared = ['health', 'throughput', 'idle', 'turns', 'poll'];
+  const d = !only || shared.includes(only) ? await startDaemon(store()) : null;
+  if (d) {
+    try {
+      if (!only || only === 'health') await healthLoad(d);
+      if (!only || only === 'throughput') await throughput(d);
+      if (!only || only === 'idle') await idleConnections(d);
+      if (!only || only === 'turns') await turnLatency(d);
+      if (!only || only === 'poll') await poll(d);
+    } finally {
+      await d.stop();
+    }
   }
   if (!only || only === 'growth') await memoryGrowth();
+  if (!only || only === 'persist') await persistence();
   print('bench_seconds', (Date.now() - started) / 1000);
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => removeDataDirs(),
+  (err) => {
+    console.error(err);
+    removeDataDirs();
+    process.exit(1);
+  },
+);
