@@ -6,7 +6,7 @@
 // the bytes the daemon itself wrote, so reads and replays serve real events.
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../dist/store/sqlite-binding.js';
 import { api, startDaemon, tempDataDir } from './daemon.js';
 import { session, untilIdle } from './util.js';
 

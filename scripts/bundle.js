@@ -58,9 +58,9 @@ const result = await build({
   banner: { js: "import { createRequire as __agentwireRequire } from 'node:module'; const require = __agentwireRequire(import.meta.url);" },
   plugins: [keepModuleUrls, englishOnly],
   // execa is loaded with import() on the first agent spawn, never at start: left in node_modules so
-  // start-up does not even parse it. better-sqlite3 loads its compiled addon (.node) from its own
-  // package directory, which a bundle cannot carry.
-  external: ['execa', 'better-sqlite3'],
+  // start-up does not even parse it. better-sqlite3 (both builds, src/store/sqlite-binding.ts) loads
+  // its compiled addon (.node) from its own package directory, which a bundle cannot carry.
+  external: ['execa', 'better-sqlite3', 'better-sqlite3-napi'],
   logLevel: 'warning',
   metafile: true,
 });

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../src/store/sqlite-binding.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventStore, SessionProgress, SessionRecord } from '../src/store/event-store.js';
 import { MemoryStore } from '../src/store/memory-store.js';

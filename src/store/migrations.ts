@@ -2,7 +2,7 @@
 // database file; opening one runs every migration after it, in one transaction each, so a data
 // dir written by an older daemon is upgraded in place and never read with the wrong shape. A file
 // written by a NEWER daemon is refused (we cannot know what its columns mean).
-import type { Database } from 'better-sqlite3';
+import type { Database } from './sqlite-binding.js';
 
 export interface Migration {
   version: number;

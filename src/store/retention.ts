@@ -2,7 +2,7 @@
 // file is over --max-store-mb the oldest ended sessions go first (live sessions are never dropped
 // for space: the operator is told by the size metric instead). Freed pages are given back to the
 // file system with incremental vacuum, so the bound is on disk, not only inside the file.
-import type { Database } from 'better-sqlite3';
+import type { Database } from './sqlite-binding.js';
 
 /** Bytes the file's live pages take (free pages not counted: they are reused or given back). */
 export function storeBytes(db: Database): number {

@@ -10,7 +10,7 @@
 // writes are kept and retried every second, the failure is reported (the
 // daemon refuses new work with 507 and logs an `error` event), and when space returns everything
 // staged is committed in order. SQLite's journal guarantees the file is never half-written.
-import Database, { type Database as Db, type Statement } from 'better-sqlite3';
+import { Database, type Database as Db, type Statement } from './sqlite-binding.js';
 import type { CommitListener, EventStore, SessionProgress, SessionRecord, StoredEvent, StoreFailure } from './event-store.js';
 import { migrate } from './migrations.js';
 import { pruneSessions, storeBytes } from './retention.js';

@@ -1,0 +1,21 @@
+// Which better-sqlite3 the store loads, by Node version. The same API comes in two builds:
+// - 12.x wraps its objects with node::ObjectWrap. On Node 24 (from 24.19) that class registers an
+//   environment cleanup hook its destructor removes, and a statement garbage collected while no
+//   context is entered aborts the process (`Assertion failed: (env) != nullptr` in
+//   RemoveEnvironmentCleanupHook): seen here at daemon start on Node 24.21. Upstream will not fix
+//   12.x.
+// - 13.x is built on Node-API and ships prebuilt binaries (nothing to compile), but declares Node
+//   >= 22 and segfaults on Node 20.
+// So Node 22 and later load 13 (installed under the alias `better-sqlite3-napi`), Node 20 loads 12.
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
+
+const require = createRequire(import.meta.url);
+const major = Number(process.versions.node.split('.')[0]);
+
+export const SQLITE_PACKAGE = major >= 22 ? 'better-sqlite3-napi' : 'better-sqlite3';
+
+/** The better-sqlite3 Database constructor for this Node. */
+export const Database = require(SQLITE_PACKAGE) as typeof BetterSqlite3;
+export type Database = BetterSqlite3.Database;
+export type Statement = BetterSqlite3.Statement;
