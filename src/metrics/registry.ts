@@ -61,26 +61,20 @@ export class Metrics {
         for (const status of STATUSES) this.set({ status }, counts[status]);
       },
     });
-    new Gauge({
-      name: 'agentwire_event_log_bytes',
-      help: 'Bytes of serialized events (and raw payloads) held in memory by every session log',
-      registers,
-      collect() {
-        let bytes = 0;
-        for (const s of options.sessions()) bytes += s.log.size.bytes;
-        this.set(bytes);
-      },
-    });
-    new Gauge({
-      name: 'agentwire_event_log_events',
-      help: 'Events held in memory by every session log',
-      registers,
-      collect() {
-        let events = 0;
-        for (const s of options.sessions()) events += s.log.size.events;
-        this.set(events);
-      },
-    });
+    // What every session log holds in memory, summed at scrape time.
+    const logTotal = (name: string, help: string, of: (size: { bytes: number; events: number }) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          let total = 0;
+          for (const s of options.sessions()) total += of(s.log.size);
+          this.set(total);
+        },
+      });
+    logTotal('agentwire_event_log_bytes', 'Bytes of serialized events (and raw payloads) held in memory by every session log', (size) => size.bytes);
+    logTotal('agentwire_event_log_events', 'Events held in memory by every session log', (size) => size.events);
 
     this.events = new EventObserver(
       {

@@ -13,7 +13,7 @@ const MAX_SEGMENT = 1024 * 1024;
 const NO_RAW = -1;
 const MEASURE_ABOVE = 16 * 1024;
 /** Every envelope ends with `"raw":null}`; with raw, its payload replaces the `null`. */
-const RAW_TAIL = 'null}'.length;
+export const RAW_TAIL = 'null}'.length;
 
 export class EventBuffer {
   /** Segments by id - segmentBase; ids only grow. */

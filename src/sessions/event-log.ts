@@ -202,6 +202,7 @@ export class EventLog {
    */
   releaseWindow(): boolean {
     if (!this.store.durable || this.visible !== this.appended) return false;
+    if (this.window.count === 0) return true; // already released (the sweep asks every minute)
     this.window = new EventBuffer();
     this.firstSequence = this.appended + 1;
     this.bytes = 0;

@@ -2,11 +2,10 @@
 // (`sequence > ?`, never OFFSET) and kept as bytes, so a stream replaying a long history builds its
 // frames exactly as it does from the window (size, then copy) and memory stays at one page.
 import type { EventStore } from '../store/event-store.js';
+import { RAW_TAIL } from './event-buffer.js';
 
 /** Events fetched per store read: a stream's batch, so one read serves one frame. */
 export const PAGE_EVENTS = 256;
-/** Every envelope ends with `"raw":null}`; with raw, its payload replaces the `null`. */
-const RAW_TAIL = 'null}'.length;
 
 export class HistoryPage {
   private from = 0;

@@ -100,11 +100,10 @@ export class SessionManager {
     const cutoff = this.options.clock.now().getTime() - this.options.endedSessionTtlMs;
     for (const [id, s] of this.sessions) {
       if (s.endedAt && s.endedAt.getTime() <= cutoff && !this.claimed.has(id)) {
-        if (this.durable && s.subscribers === 0) {
-          s.log.releaseWindow();
+        if (this.durable) {
+          if (s.subscribers === 0) s.log.releaseWindow();
           continue;
         }
-        if (this.durable) continue;
         this.sessions.delete(id);
         s.log.close();
       }

@@ -12,18 +12,17 @@ export function storeBytes(db: Database): number {
   return (pages - free) * pageSize;
 }
 
-/** Deletes what the retention rules say must go; returns the ids of the sessions dropped. */
-export function pruneSessions(db: Database, options: { endedBefore: string; maxBytes: number }): string[] {
+/**
+ * Deletes what the retention rules say must go, with `drop` (the store's own delete of one
+ * session's rows); returns the ids of the sessions dropped.
+ */
+export function pruneSessions(db: Database, options: { endedBefore: string; maxBytes: number }, drop: (id: string) => void): string[] {
   const expired = db.prepare('SELECT id FROM sessions WHERE ended_at IS NOT NULL AND ended_at < ? ORDER BY ended_at').pluck().all(options.endedBefore) as string[];
   const dropped: string[] = [];
-  const drop = (id: string) => {
-    db.transaction(() => {
-      db.prepare('DELETE FROM events WHERE session_id = ?').run(id);
-      db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
-    })();
+  for (const id of expired) {
+    drop(id);
     dropped.push(id);
-  };
-  for (const id of expired) drop(id);
+  }
   if (storeBytes(db) > options.maxBytes) {
     const oldest = db.prepare('SELECT id, event_bytes FROM sessions WHERE ended_at IS NOT NULL ORDER BY ended_at').all() as { id: string; event_bytes: number }[];
     // Measuring the file after every delete would be slow with thousands of sessions: estimate from
@@ -32,6 +31,7 @@ export function pruneSessions(db: Database, options: { endedBefore: string; maxB
     for (const { id, event_bytes } of oldest) {
       if (over <= 0) break;
       drop(id);
+      dropped.push(id);
       over -= event_bytes;
     }
   }

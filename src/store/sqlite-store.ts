@@ -49,6 +49,7 @@ export class SqliteStore implements EventStore {
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly retryMs: number;
   private readonly commit: () => void;
+  private readonly dropTransaction: (id: string) => void;
   /** Multi-row INSERTs, largest first, each with its reused argument array. */
   private readonly multi: [number, Statement, unknown[]][];
 
@@ -61,6 +62,10 @@ export class SqliteStore implements EventStore {
     this.statements = prepare(this.db);
     this.multi = MULTI_ROWS.map((size) => [size, insertEvents(this.db, size), new Array<unknown>(size * 4)]);
     this.commit = this.db.transaction(() => this.write(this.staged));
+    this.dropTransaction = this.db.transaction((id: string) => {
+      this.statements.deleteEvents.run(id);
+      this.statements.deleteSession.run(id);
+    });
   }
 
   get pendingEvents(): number {
@@ -124,18 +129,12 @@ export class SqliteStore implements EventStore {
 
   deleteSession(id: string): void {
     this.flush(); // its staged rows go first, so the delete removes them too
-    this.listeners.delete(id);
-    this.db.transaction(() => {
-      this.statements.deleteEvents.run(id);
-      this.statements.deleteSession.run(id);
-    })();
+    this.dropRows(id);
   }
 
   prune(options: { endedBefore: string; maxBytes: number }): string[] {
     this.flush();
-    const dropped = pruneSessions(this.db, options);
-    for (const id of dropped) this.listeners.delete(id);
-    return dropped;
+    return pruneSessions(this.db, options, (id) => this.dropRows(id));
   }
 
   sizeBytes(): number {
@@ -157,6 +156,12 @@ export class SqliteStore implements EventStore {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.listeners.clear();
     if (this.db.open) this.db.close();
+  }
+
+  /** One session's rows, in one transaction; its commits are no longer reported. */
+  private dropRows(id: string): void {
+    this.listeners.delete(id);
+    this.dropTransaction(id);
   }
 
   private schedule(): void {
@@ -187,11 +192,12 @@ export class SqliteStore implements EventStore {
       }
     }
     for (; i < n; i++) st.insertEvent.run(s.sessions[i], s.sequences[i], s.jsons[i], s.raws[i]);
-    for (const [id, bytes] of s.bytes) st.addBytes.run(bytes, id);
+    // A session's row is written once per tick: its progress and the bytes its new events take.
     for (const [id, progress] of s.progress) {
       const p = progress();
-      st.updateSession.run(p.nativeSessionId, p.status, JSON.stringify(p.snapshot), p.updatedAt, p.endedAt, p.lastSequence, id);
+      st.updateSession.run(p.nativeSessionId, p.status, JSON.stringify(p.snapshot), p.updatedAt, p.endedAt, p.lastSequence, s.bytes.get(id) ?? 0, id);
     }
+    for (const [id, bytes] of s.bytes) if (!s.progress.has(id)) st.addBytes.run(bytes, id);
   }
 
   private failed(err: Error & { code?: string }): void {
@@ -253,7 +259,9 @@ function prepare(db: Db) {
     insertSession: db.prepare(
       'INSERT INTO sessions (id, agent, request, native_session_id, status, snapshot, created_at, updated_at, ended_at, last_sequence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
-    updateSession: db.prepare('UPDATE sessions SET native_session_id = ?, status = ?, snapshot = ?, updated_at = ?, ended_at = ?, last_sequence = ? WHERE id = ?'),
+    updateSession: db.prepare(
+      'UPDATE sessions SET native_session_id = ?, status = ?, snapshot = ?, updated_at = ?, ended_at = ?, last_sequence = ?, event_bytes = event_bytes + ? WHERE id = ?',
+    ),
     addBytes: db.prepare('UPDATE sessions SET event_bytes = event_bytes + ? WHERE id = ?'),
     insertEvent: db.prepare('INSERT INTO events (session_id, sequence, json, raw) VALUES (?, ?, ?, ?)'),
     readEvents: db.prepare('SELECT sequence, json, raw FROM events WHERE session_id = ? AND sequence > ? ORDER BY sequence LIMIT ?'),
