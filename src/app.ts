@@ -6,7 +6,7 @@ import { AgentDiscovery } from './agents/discovery.js';
 import { defaultAgentsDir } from './agents/install.js';
 import { AgentOfferings } from './agents/offerings.js';
 import { createRegistry, type AgentRegistry } from './agents/registry.js';
-import { Config, ConfigError } from './config.js';
+import { Config, ConfigError, warmSizes } from './config.js';
 import { ApiError } from './errors.js';
 import { agentRoutes } from './http/agents.js';
 import { installAuth } from './http/auth.js';
@@ -94,7 +94,11 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   const agentsDir = config.agentsDir ?? (config.dataDir ? join(config.dataDir, 'agents') : defaultAgentsDir());
   const agentConfig = { ...config, agentsDir };
   const registry = deps.registry ?? createRegistry({ ...agentConfig, boundary }, deps.agentEnv?.env);
-  const metrics: Metrics = new Metrics({ sessions: () => sessions.all() });
+  const metrics: Metrics = new Metrics({ sessions: () => sessions.all(), warm: () => sessions.warmCounts() });
+  const warm = warmSizes(config.warm);
+  for (const agent of Object.keys(warm)) {
+    if (!registry[agent as keyof AgentRegistry]?.spareServes) throw new ConfigError(`--warm ${agent}=…: agent '${agent}' keeps no warm spares in this build`);
+  }
   // Agents look for their credential files in their own HOME: the agent user's, with one.
   const agents = new AgentDiscovery({
     registry,
@@ -126,6 +130,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     retentionMs: config.retentionMs,
     maxStoreBytes: config.maxStoreMb * 1024 * 1024,
     onEvent: metrics.events.observe,
+    warm,
     prepare: async (request, log) => {
       if (user) {
         const cwd = await resolveCwd(request.cwd, baseDir);
@@ -168,7 +173,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   sessionRoutes(app, sessions);
   eventRoutes(app, sessions, config, metrics);
   turnStreamRoutes(app, sessions, config, metrics);
-  agentRoutes(app, agents, offerings);
+  agentRoutes(app, agents, offerings, () => sessions.warmCounts());
   metricsRoutes(app, metrics);
 
   // preClose, not onClose: the server waits for open connections before onClose runs, and live
@@ -180,6 +185,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   app.addHook('onClose', async () => store.close());
   const restored = sessions.restoreStored();
   if (restored > 0) app.log.info({ restored }, 'sessions restored from the store');
+  app.addHook('onReady', async () => sessions.fillWarmPool());
   return { app, sessions, config, agents, store };
 }
 

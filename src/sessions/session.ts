@@ -1,7 +1,7 @@
 // One session: owns its agent handle, its converter state, its normalizer and its event log, and
 // is the only path between the HTTP layer and the agent. Status is derived from the normalizer
 // (the one bookkeeper of turns and pending HITL), so it can never disagree with the event stream.
-import type { AgentDriver, AgentHandle, ProcessExit, TurnInput } from '../agents/types.js';
+import type { AgentDriver, AgentHandle, AgentSink, ProcessExit, StartOptions, TurnInput } from '../agents/types.js';
 import { ApiError } from '../errors.js';
 import type { CreateSessionRequest, MessageRequest, PermissionReply, SessionInfo, SessionStatus } from '../schema/api.js';
 import type { UniversalEvent } from '../schema/events.js';
@@ -26,6 +26,8 @@ export interface SessionDeps {
   store: EventStore;
   /** Sees every event once it is in the log (the daemon's metrics, src/metrics/); must not throw. */
   onEvent?: (session: Session, event: UniversalEvent) => void;
+  /** The warm pool (warm-pool.ts): a ready agent for a new session whose options it can serve. */
+  spares?: { take(driver: AgentDriver, options: StartOptions, sink: AgentSink): AgentHandle | undefined };
 }
 
 export class Session {
@@ -96,8 +98,10 @@ export class Session {
   async start(): Promise<void> {
     const r = this.request;
     this.apply(this.normalizer.sessionCreated({ agent: r.agent, cwd: r.cwd, ...(r.model ? { model: r.model } : {}) }, r));
-    this.handle = await this.spawn(r.nativeSessionId);
-    this.logger.info({ cwd: r.cwd, pid: this.handle.pid, nativeSessionId: this.log.currentNativeSessionId }, 'session started');
+    const spare = this.spawn(r.nativeSessionId, true);
+    this.handle = spare instanceof Promise ? await spare : spare;
+    const pooled = !(spare instanceof Promise);
+    this.logger.info({ cwd: r.cwd, pid: this.handle.pid, nativeSessionId: this.log.currentNativeSessionId, pooled }, 'session started');
   }
 
   /**
@@ -109,23 +113,23 @@ export class Session {
     this.apply(this.normalizer.agentGone('daemon_restarted'));
   }
 
-  private spawn(nativeSessionId: string | undefined): Promise<AgentHandle> {
+  /** Starts the agent; a new session (`mayAdopt`) takes a warm spare instead when one serves it. */
+  private spawn(nativeSessionId: string | undefined, mayAdopt = false): Promise<AgentHandle> | AgentHandle {
     const r = this.request;
-    return this.driver.start(
-      {
-        sessionId: this.id,
-        cwd: r.cwd,
-        env: r.env ?? {},
-        model: r.model,
-        variant: r.variant,
-        nativeSessionId,
-        mcp: r.mcp,
-        agentMode: r.agentMode,
-        permissionMode: r.permissionMode,
-        logger: this.logger,
-      },
-      { native: (message) => this.onNative(message), exit: (exit) => this.onExit(exit) },
-    );
+    const options: StartOptions = {
+      sessionId: this.id,
+      cwd: r.cwd,
+      env: r.env ?? {},
+      model: r.model,
+      variant: r.variant,
+      nativeSessionId,
+      mcp: r.mcp,
+      agentMode: r.agentMode,
+      permissionMode: r.permissionMode,
+      logger: this.logger,
+    };
+    const sink: AgentSink = { native: (message) => this.onNative(message), exit: (exit) => this.onExit(exit) };
+    return (mayAdopt ? this.deps.spares?.take(this.driver, options, sink) : undefined) ?? this.driver.start(options, sink);
   }
 
   /**
@@ -135,7 +139,7 @@ export class Session {
    */
   private async resume(): Promise<AgentHandle> {
     const nativeSessionId = this.log.currentNativeSessionId ?? this.request.nativeSessionId;
-    this.resuming = this.spawn(nativeSessionId);
+    this.resuming = Promise.resolve(this.spawn(nativeSessionId));
     try {
       this.handle = await this.resuming;
     } catch (err) {
