@@ -27,7 +27,7 @@ export interface SessionDeps {
   /** Sees every event once it is in the log (the daemon's metrics, src/metrics/); must not throw. */
   onEvent?: (session: Session, event: UniversalEvent) => void;
   /** The warm pool (warm-pool.ts): a ready agent for a new session whose options it can serve. */
-  spares?: { take(driver: AgentDriver, options: StartOptions, sink: AgentSink): AgentHandle | undefined };
+  spares?: { take(driver: AgentDriver, options: StartOptions, sink: AgentSink, firstTurnEvent: Promise<void>): AgentHandle | undefined };
 }
 
 export class Session {
@@ -51,6 +51,8 @@ export class Session {
   private suspending = false;
   /** The agent being started again on its native session (see resume). */
   private resuming: Promise<AgentHandle> | undefined;
+  /** Told when the first turn's first agent event is logged (the warm pool refills after it). */
+  private firstTurnEvent: (() => void) | undefined;
 
   /** A new session, or (`stored`) one read back from the store after a restart. */
   constructor(
@@ -129,7 +131,13 @@ export class Session {
       logger: this.logger,
     };
     const sink: AgentSink = { native: (message) => this.onNative(message), exit: (exit) => this.onExit(exit) };
-    return (mayAdopt ? this.deps.spares?.take(this.driver, options, sink) : undefined) ?? this.driver.start(options, sink);
+    if (mayAdopt && this.deps.spares) {
+      const seen = new Promise<void>((resolve) => (this.firstTurnEvent = resolve));
+      const spare = this.deps.spares.take(this.driver, options, sink, seen);
+      if (spare) return spare;
+      this.firstTurnEvent = undefined;
+    }
+    return this.driver.start(options, sink);
   }
 
   /**
@@ -340,6 +348,10 @@ export class Session {
       const event = this.log.append(n.event, n.raw, n.nativeSessionId);
       this.deps.onEvent?.(this, event);
       if (event.type === 'session.ended') this.endedAt = this.updatedAt;
+      if (this.firstTurnEvent && event.source === 'agent' && this.normalizer.turnActive) {
+        this.firstTurnEvent();
+        this.firstTurnEvent = undefined;
+      }
       this.policy.observe(event);
       return event;
     });

@@ -1,8 +1,8 @@
 // The sink a warm spare starts with: what the agent prints before a session adopts it is held
 // (bounded) and handed over in order at adoption, so a pooled session sees the same native stream
 // as one that started its own agent. It also tells the pool when the spare dies unadopted, and
-// when the adopting session's first turn produced its first event (the refill waits for that, so
-// a new agent booting does not compete with that turn on the CPU).
+// whether the adopting session has sent its first turn (the refill waits for that turn's first
+// event, which the session reports, so a new agent booting does not compete with it for the CPU).
 import type { AgentHandle, AgentSink, ProcessExit, StartOptions } from '../agents/types.js';
 
 /** Native messages a spare may print before its first session; past this it is not a spare. */
@@ -14,9 +14,6 @@ export class SpareRelay implements AgentSink {
   private held: unknown[] | undefined = [];
   private target: AgentSink | undefined;
   private turnSent = false;
-  private markFirstEvent: () => void = () => {};
-  /** Resolves once the adopting session's first turn produced its first native message. */
-  readonly firstTurnEvent = new Promise<void>((resolve) => (this.markFirstEvent = resolve));
   /** The exit of a spare that died before a session took it (the pool's cue to refill). */
   onDeath: (exit: ProcessExit | 'overflow') => void = () => {};
   private log: Logger;
@@ -42,10 +39,7 @@ export class SpareRelay implements AgentSink {
   }
 
   native(message: unknown): void {
-    if (this.target) {
-      if (this.turnSent) this.markFirstEvent();
-      return this.target.native(message);
-    }
+    if (this.target) return this.target.native(message);
     if (!this.held) return;
     this.held.push(message);
     if (this.held.length > MAX_HELD) {

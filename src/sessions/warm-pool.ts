@@ -86,7 +86,7 @@ export class WarmPool {
    * A spare for a session starting with `options`, adopted by `sink`; undefined when none fits:
    * the session brings its own env, MCP servers or native session, or no ready spare serves it.
    */
-  take(driver: AgentDriver, options: StartOptions, sink: AgentSink): AgentHandle | undefined {
+  take(driver: AgentDriver, options: StartOptions, sink: AgentSink, firstTurnEvent: Promise<void>): AgentHandle | undefined {
     if (this.closed || !driver.spareServes) return undefined;
     if (Object.keys(options.env).length > 0 || Object.keys(options.mcp ?? {}).length > 0 || options.nativeSessionId) return undefined;
     const spares = this.ready.get(driver.id) ?? [];
@@ -95,7 +95,7 @@ export class WarmPool {
     const [spare] = spares.splice(at, 1);
     this.failures.delete(driver.id);
     const handle = spare!.relay.adopt(spare!.handle, sink, options.logger);
-    this.holdRefill(driver.id, spare!.relay);
+    this.holdRefill(driver.id, spare!.relay, firstTurnEvent);
     return handle;
   }
 
@@ -176,7 +176,7 @@ export class WarmPool {
   }
 
   /** The refill after an adoption waits for the session's first turn event (bounded in time). */
-  private holdRefill(agent: AgentId, relay: SpareRelay): void {
+  private holdRefill(agent: AgentId, relay: SpareRelay, firstTurnEvent: Promise<void>): void {
     this.holds.set(agent, (this.holds.get(agent) ?? 0) + 1);
     let released = false;
     const timers: NodeJS.Timeout[] = [];
@@ -187,7 +187,7 @@ export class WarmPool {
       this.holds.set(agent, this.holds.get(agent)! - 1);
       this.topUp(agent);
     };
-    void relay.firstTurnEvent.then(release);
+    void firstTurnEvent.then(release);
     timers.push(setTimeout(() => (relay.turnStarted ? undefined : release()), this.options.refillIdleMs ?? 2_000).unref());
     timers.push(setTimeout(release, this.options.refillMaxMs ?? 20_000).unref());
   }
