@@ -19,7 +19,7 @@ import { metricsRoutes } from './http/metrics.js';
 import { answerConnect, recordRoutes, RouteTable } from './http/methods.js';
 import { clientErrorAnswerer, installProblemHandlers, writeRawProblem } from './http/problems.js';
 import { sessionRoutes } from './http/sessions.js';
-import { refuseUndeclaredQueries } from './http/validate.js';
+import { refuseUndeclaredQueries, ZOD_ONLY_SCHEMAS } from './http/validate.js';
 import { turnStreamRoutes } from './http/turn-stream.js';
 import { loggerOptions, requestIdOptions } from './logging.js';
 import { Metrics } from './metrics/registry.js';
@@ -76,6 +76,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     return503OnClosing: false,
     // Session ids may be 128 characters; longer ones get a 400 from validation, not a 414.
     routerOptions: { maxParamLength: 256 },
+    schemaController: ZOD_ONLY_SCHEMAS,
     // Errors Fastify raises before routing (a bad percent-escape, an over-long path parameter).
     frameworkErrors: (error, _req, reply) => {
       const problem = new ApiError('invalid_request', `The request URL is not valid: ${error.message}`);
