@@ -3,7 +3,7 @@
 // pooled session's first turn, replaces a spare that dies (with a growing delay, never in a hot
 // loop), yields to sessions at --max-sessions, shows in GET /v1/agents and /metrics, and leaves no
 // process behind at shutdown.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -40,6 +40,9 @@ function sparePids(): number[] {
   const pool = (app!.sessions as unknown as { pool: { ready: Map<string, { handle: { pid: number } }[]> } }).pool;
   return (pool.ready.get('mock') ?? []).map((s) => s.handle.pid);
 }
+
+/** A process's environment, one NAME=value per entry. */
+const environ = (pid: number): string[] => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
 
 async function sessionPid(id: string): Promise<number> {
   const started = (await getEvents(app!, id)).find((e) => e.type === 'session.started');
@@ -91,6 +94,22 @@ describe('warm pool (mock)', () => {
     expect(await sessionPid('mode')).not.toBe(spare);
     expect(sparePids()).toEqual([spare]);
     for (const id of ['env', 'cwd', 'mode']) expectNoUnparsed(await getEvents(app!, id));
+    // The session's env reached its own agent, never the spare.
+    expect(environ(await sessionPid('env'))).toContain('SECRET_TOKEN=only-mine');
+    expect(environ(spare!)).not.toContain('SECRET_TOKEN');
+  });
+
+  it('a spare never carries a session env: the refill after a pooled session has none either', async () => {
+    await warmApp();
+    await untilReady(1);
+    const withEnv = await post(app!, '/v1/sessions/env', { agent: 'mock', env: { SECRET_TOKEN: 'only-mine' } });
+    expect(withEnv.statusCode, withEnv.body).toBe(200);
+    expect((await post(app!, '/v1/sessions/pooled', { agent: 'mock' })).statusCode).toBe(200);
+    await sendTurn(app!, 'pooled', 'Reply with exactly the single word OK.');
+    await untilReady(1, 'the refill');
+    expect(environ(sparePids()[0]!)).not.toContain('SECRET_TOKEN');
+    expect(environ(await sessionPid('pooled'))).not.toContain('SECRET_TOKEN');
+    for (const id of ['env', 'pooled']) expectNoUnparsed(await getEvents(app!, id));
   });
 
   it('a spare that dies is replaced', async () => {
