@@ -1,6 +1,7 @@
 // `npm run bench`: the daemon measured where users feel it, as a separate process, with readers
 // and load in their own processes. Prints `name: value` lines (see docs/performance.md). Loopback
-// only; every loop is bounded in count and time. Takes about three minutes.
+// only; every loop is bounded in count and time. Takes about three minutes, plus the `start`
+// section (real agent CLIs against the fake model: several minutes more, far more on a busy machine).
 //
 // Every daemon is started with `--persist off` or a fresh temp `--data-dir` (never the user's data
 // dir). The sections before `persist` measure the in-memory daemon, as they always have
