@@ -3,7 +3,7 @@
 // pooled session's first turn, replaces a spare that dies (with a growing delay, never in a hot
 // loop), yields to sessions at --max-sessions, shows in GET /v1/agents and /metrics, and leaves no
 // process behind at shutdown.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -145,6 +145,21 @@ describe('warm pool (mock)', () => {
     await sessionPid('second');
     expect((await warmOf('mock')).ready).toBe(0);
     expect((await post(app!, '/v1/sessions/third', { agent: 'mock' })).statusCode).toBe(429);
+  });
+
+  it('with --agent-user, spares run as that user, like any agent', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'aw-warm-user-'));
+    chmodSync(base, 0o755); // the agent user needs to enter its cwd
+    app = await makeApp({ config: { warm: ['mock=1'], agentUser: 'nobody', noToken: true }, baseDir: base });
+    await app.app.ready();
+    await untilReady(1);
+    const [spare] = sparePids();
+    groups.add(spare!);
+    const uid = (pid: number) => Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+    expect(uid(spare!)).toBe(65534);
+    expect((await post(app, '/v1/sessions/as-nobody', { agent: 'mock' })).statusCode).toBe(200);
+    expect(await sessionPid('as-nobody')).toBe(spare);
+    expectNoUnparsed(await getEvents(app, 'as-nobody'));
   });
 
   it('--warm refuses an agent that keeps no spares', async () => {
