@@ -7,7 +7,7 @@
 // turn stream) until the first event the agent produced (source "agent"). p50 over the rounds;
 // cold and warm rounds alternate, each after the warm daemon's spare is ready again, so a refill
 // booting never overlaps a measured round.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,11 @@ const ROUNDS = { mock: 10, claude: 6, codex: 6, opencode: 5 };
 async function loadFakeAgents() {
   const outfile = join(tmpdir(), `agentwire-bench-fake-agents-${process.pid}.mjs`);
   await build({ entryPoints: [here('fake-agents.ts')], bundle: true, platform: 'node', format: 'esm', outfile, logLevel: 'error', packages: 'external' });
-  return (await import(outfile)).fakeAgents();
+  try {
+    return await (await import(outfile)).fakeAgents();
+  } finally {
+    rmSync(outfile, { force: true });
+  }
 }
 
 /** The first message of a session: ms until the first agent event, and the turn's end. */
