@@ -83,6 +83,9 @@ export const OPTIONS = {
   fsync: opt({ flag: 'fsync', env: 'FSYNC', schema: z.enum(['normal', 'always']).default('normal'), help: 'normal: a power loss may lose the last commits; always: fsync every commit (slower)' }),
   retentionMs: opt({ flag: 'retention', env: 'RETENTION', schema: duration.default(7 * 24 * 3_600_000), shownDefault: '7d', help: 'drop ended sessions from the store this long after they ended (e.g. 7d, 12h, 30m)' }),
   maxStoreMb: opt({ flag: 'max-store-mb', env: 'MAX_STORE_MB', schema: int(1).default(10_240), help: 'keep the store under this size by dropping the oldest ended sessions' }),
+  // Warm pool (docs/performance.md): spare agents started ahead of sessions; `agent=n`, validated
+  // against the agents here, against what each driver can pool in buildApp.
+  warm: opt({ flag: 'warm', env: 'WARM', schema: z.array(z.string().regex(/^(claude|codex|opencode|amp|mock)=\d{1,3}$/, 'use <agent>=<n>, e.g. claude=2')).default([]), kind: 'list', help: 'keep n spare agent processes started with the daemon defaults, taken by new sessions that need nothing else (repeatable: claude=2)' }),
   agentsDir: opt({ flag: 'agents-dir', env: 'AGENTS_DIR', schema: z.string().min(1).optional(), help: 'where agent CLIs are installed and looked up (default: <data-dir>/agents)' }),
   claudeBin: opt({ flag: 'claude-bin', env: 'CLAUDE_BIN', schema: z.string().min(1).optional(), help: 'the claude executable to use (skips the agents dir and PATH)' }),
   codexBin: opt({ flag: 'codex-bin', env: 'CODEX_BIN', schema: z.string().min(1).optional(), help: 'the codex executable to use (skips the agents dir and PATH)' }),
@@ -171,6 +174,11 @@ function checkExposure(config: Config): Config {
     );
   }
   return config;
+}
+
+/** --warm's `agent=n` list as spares per agent (the last of an agent wins). */
+export function warmSizes(list: readonly string[]): Record<string, number> {
+  return Object.fromEntries(list.map((entry) => entry.split('=') as [string, string]).map(([agent, n]) => [agent, Number(n)]));
 }
 
 /** The effective config for the start-up log: secrets replaced. */

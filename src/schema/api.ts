@@ -160,6 +160,14 @@ export const AgentSource = z
   .enum(['flag', 'install-dir', 'path'])
   .openapi('AgentSource', { description: 'Where the executable was found: an explicit --<agent>-bin, the daemon install directory, or PATH' });
 
+export const WarmInfo = z
+  .object({
+    size: z.number().int().openapi({ description: 'Spares kept ready (--warm <agent>=<n>)' }),
+    ready: z.number().int().openapi({ description: 'Spares that a new session can take now' }),
+    starting: z.number().int().openapi({ description: 'Spares booting (refills)' }),
+  })
+  .openapi('WarmInfo');
+
 export const AgentInfo = z
   .object({
     id: AgentId,
@@ -173,6 +181,7 @@ export const AgentInfo = z
     adapterAvailable: z.boolean().openapi({ description: 'This build can run sessions with the agent' }),
     pinnedVersion: z.string().nullable().openapi({ description: 'The CLI version this build is tested against and installs by default' }),
     source: AgentSource.nullable().openapi({ description: 'null when not installed, or for an agent bundled with the daemon (mock)' }),
+    warm: WarmInfo.optional().openapi({ description: 'The warm pool of this agent (--warm); all zero without one' }),
   })
   .openapi('AgentInfo');
 export type AgentInfo = z.infer<typeof AgentInfo>;
