@@ -1,8 +1,9 @@
 // Every call of @agentwire/client against a real daemon process running the mock agent: agents,
 // sessions, messages, events, HITL replies, interrupt, terminate, delete; and how failures come
 // back: problem+json fields, 401, 404, network errors, timeouts and aborts.
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AgentwireError, type UniversalEvent } from '../../client/src/index.js';
+import { AgentwireError, createClient, type UniversalEvent } from '../../client/src/index.js';
 import { killDaemons, removeInstall, setUpInstall } from '../daemon-process.js';
 import { collect, expectDense, expectNoUnparsed, startClientDaemon } from './daemon.js';
 
@@ -105,5 +106,152 @@ describe('@agentwire/client calls against a real daemon', () => {
     expect(resolved).toEqual(['approved', 'answered', 'rejected']);
     expectDense(seen);
     expectNoUnparsed(seen);
+  });
+});
+
+/** A local server that accepts connections and never answers, or answers what `reply` writes. */
+async function rawServer(reply?: (socket: Socket) => void): Promise<{ url: string; close: () => void }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.once('data', () => reply?.(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}
+
+describe('@agentwire/client failures', () => {
+  it('401 without a token or with a wrong one; the right token works for calls and streams', async () => {
+    const { baseUrl, client: anonymous } = await startClientDaemon(['--token', 'sekrit-token-0123456789']);
+    const missing = await rejection(anonymous.sessions.list());
+    expect([missing.status, missing.code]).toEqual([401, 'unauthorized']);
+    expect(missing.detail).toMatch(/Bearer/);
+    const wrong = await rejection(createClient({ baseUrl, token: 'nope' }).sessions.list());
+    expect([wrong.status, wrong.code]).toEqual([401, 'unauthorized']);
+
+    const client = createClient({ baseUrl, token: 'sekrit-token-0123456789' });
+    const session = await client.sessions.create({ agent: 'mock' });
+    const result = await session.turn('echo with a token');
+    expect(result.text).toBe('with a token');
+    const events = await collect(session.events(), (e) => e.sequence === result.events.at(-1)!.sequence);
+    expectDense(events);
+    expectNoUnparsed(events);
+    const stream = await rejection(collect(anonymous.sessions.handle(session.id).events()));
+    expect(stream.code).toBe('unauthorized');
+  });
+
+  it('a problem keeps its status, code, detail and context fields', async () => {
+    const { client } = await startClientDaemon();
+    const session = await client.sessions.create('busy', { agent: 'mock' });
+    await session.send('slow 50');
+    const busy = await rejection(session.send('echo no'));
+    expect(busy.status).toBe(409);
+    expect(busy.code).toBe('turn_in_progress');
+    expect(busy.title).toBe('A turn is already running');
+    expect(busy.detail).toContain("'busy'");
+    expect(busy.fields).toMatchObject({ sessionId: 'busy', sessionStatus: 'running' });
+    expect(busy.problem?.code).toBe('turn_in_progress');
+    expect(busy.requestId).toBeTruthy();
+    await session.interrupt();
+    const idle = await collect(session.events(), (e) => e.type === 'turn.ended');
+    expectNoUnparsed(idle);
+    const nothing = await rejection(session.interrupt());
+    expect(nothing.code).toBe('no_turn_running');
+    const exists = await rejection(client.sessions.create('busy', { agent: 'mock' }));
+    expect([exists.status, exists.code]).toEqual([409, 'session_exists']);
+    const invalid = await rejection(client.sessions.create({ agent: 'mock', permissionMode: 'nonsense' as never }));
+    expect(invalid.code).toBe('invalid_request');
+    expect(Array.isArray(invalid.fields.errors)).toBe(true);
+  });
+
+  it('network errors, timeouts, aborts and non-problem answers are typed', async () => {
+    const hanging = await rawServer();
+    const html = await rawServer((socket) => socket.end('HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/html\r\ncontent-length: 11\r\nconnection: close\r\n\r\n<h1>bad</h1'));
+    try {
+      const refused = createClient({ baseUrl: 'http://127.0.0.1:1' });
+      const network = await rejection(refused.sessions.list());
+      expect([network.code, network.status]).toEqual(['network_error', undefined]);
+
+      const slow = createClient({ baseUrl: hanging.url, timeoutMs: 300 });
+      const timeout = await rejection(slow.sessions.list());
+      expect([timeout.code, timeout.status]).toEqual(['timeout', undefined]);
+      const perCall = await rejection(createClient({ baseUrl: hanging.url }).sessions.list({ timeoutMs: 300 }));
+      expect(perCall.code).toBe('timeout');
+
+      const controller = new AbortController();
+      const pending = rejection(createClient({ baseUrl: hanging.url }).agents.list({ signal: controller.signal }));
+      setTimeout(() => controller.abort(), 100);
+      expect((await pending).code).toBe('aborted');
+      const already = await rejection(createClient({ baseUrl: hanging.url }).agents.list({ signal: AbortSignal.abort() }));
+      expect(already.code).toBe('aborted');
+
+      const proxyPage = await rejection(createClient({ baseUrl: html.url }).sessions.list());
+      expect([proxyPage.code, proxyPage.status]).toEqual(['invalid_response', 502]);
+    } finally {
+      hanging.close();
+      html.close();
+    }
+  });
+
+  it('events(): a stream that never connects gives up after maxAttempts with stream_failed; an abort ends it cleanly', async () => {
+    const refused = createClient({ baseUrl: 'http://127.0.0.1:1' }).sessions.handle('x');
+    const attempts: number[] = [];
+    const failed = await rejection(collect(refused.events({ reconnect: { maxAttempts: 3, initialDelayMs: 10 }, onReconnect: (r) => attempts.push(r.attempt) })));
+    expect(failed.code).toBe('stream_failed');
+    expect((failed.cause as AgentwireError).code).toBe('network_error');
+    expect(attempts).toEqual([1, 2, 3]);
+
+    const { client } = await startClientDaemon();
+    const session = await client.sessions.create({ agent: 'mock' });
+    const controller = new AbortController();
+    const events = await collect(session.events({ signal: controller.signal }), (e) => {
+      if (e.type === 'session.started') controller.abort();
+      return false;
+    });
+    expect(events.map((e) => e.type)).toEqual(['session.started']);
+  });
+
+  it('events(): ends after session.ended (untilEnded), at once when the cursor is past it, and stays open when asked', async () => {
+    const { client } = await startClientDaemon();
+    const session = await client.sessions.create({ agent: 'mock' });
+    await session.turn('echo hi');
+    await session.terminate();
+    const all = await collect(session.events({ includeRaw: true }));
+    expectDense(all);
+    expectNoUnparsed(all);
+    expect(all.at(-1)!.type).toBe('session.ended');
+    expect(all.some((e) => e.raw !== null)).toBe(true);
+    expect(await collect(session.events({ after: all.at(-1)!.sequence }))).toEqual([]);
+
+    const controller = new AbortController();
+    const open = collect(session.events({ untilEnded: false, signal: controller.signal }));
+    await new Promise((r) => setTimeout(r, 500));
+    controller.abort();
+    expect((await open).length).toBe(all.length);
+  });
+
+  it('events(): a deleted session ends the stream with session_not_found, an evicted cursor with events_evicted', async () => {
+    const { client } = await startClientDaemon(['--max-events-per-session', '20']);
+    const session = await client.sessions.create({ agent: 'mock' });
+    // Delete ends a live session first: untilEnded would stop cleanly at its session.ended.
+    const following = rejection(collect(session.events({ untilEnded: false })));
+    await session.turn('echo one');
+    await session.delete();
+    const deleted = await following;
+    expect([deleted.status, deleted.code]).toEqual([404, 'session_not_found']);
+
+    const small = await client.sessions.create({ agent: 'mock' });
+    await small.turn('slow 30');
+    const evicted = await rejection(collect(small.events({ after: 1 })));
+    expect([evicted.status, evicted.code]).toEqual([410, 'events_evicted']);
+    expect(evicted.fields.oldestAvailable).toBeGreaterThan(2);
   });
 });
