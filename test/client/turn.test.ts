@@ -46,7 +46,7 @@ describe('session.turn()', () => {
       onPermission: async (request) => {
         asked.push(request.action);
         await new Promise((r) => setTimeout(r, 50));
-        return 'once';
+        return 'once' as const;
       },
     });
     expect(asked).toEqual(['write_file']);
