@@ -26,7 +26,7 @@ beforeAll(async () => {
   packed.remove();
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'empty-project', private: true, type: 'module' }));
   await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`], { cwd: project, maxBuffer: 16 * 1024 * 1024 });
-}, 400_000);
+}, 500_000);
 afterAll(() => {
   removeInstall();
   if (project) rmSync(project, { recursive: true, force: true });
