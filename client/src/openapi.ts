@@ -974,6 +974,7 @@ export interface components {
             /** @description The CLI version this build is tested against and installs by default */
             pinnedVersion: string | null;
             source: components["schemas"]["AgentSource"];
+            warm?: components["schemas"]["WarmInfo"];
         };
         /** @description null when this build has no adapter for the agent */
         Capabilities: {
@@ -1006,6 +1007,15 @@ export interface components {
          * @enum {string|null}
          */
         AgentSource: "flag" | "install-dir" | "path" | null;
+        /** @description The warm pool of this agent (--warm); all zero without one */
+        WarmInfo: {
+            /** @description Spares kept ready (--warm <agent>=<n>) */
+            size: number;
+            /** @description Spares that a new session can take now */
+            ready: number;
+            /** @description Spares booting (refills) */
+            starting: number;
+        };
         InstallAgentRequest: {
             /** @description Install again even if a complete install of that version exists */
             reinstall?: boolean;
