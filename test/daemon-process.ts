@@ -1,9 +1,9 @@
 // The real daemon as a process, for tests of what only a process shows (its environment, its
 // user, its start-up refusals): a throwaway install of a fresh build and bundle, readable by every
 // user so a daemon (or an agent) running as another user can load it, and a started daemon's
-// port, logs and exit; and, on one install per test file, daemons a test starts, stops and restarts.
+// port, logs and exit; and, on one install per test run, daemons a test starts, stops and restarts.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -19,6 +19,11 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export async function buildInstall(): Promise<{ dir: string; remove: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'agentwire-install-'));
   chmodSync(dir, 0o755); // mkdtemp makes it 0700; an agent user must read the mock's program
+  await buildInto(dir);
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+async function buildInto(dir: string): Promise<void> {
   const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
   await promisify(execFile)(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'dist')], { cwd: ROOT });
   mkdirSync(join(dir, 'bin'));
@@ -26,8 +31,37 @@ export async function buildInstall(): Promise<{ dir: string; remove: () => void 
   copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   await promisify(execFile)(process.execPath, [join(ROOT, 'scripts/bundle.js'), join(dir, 'dist')], { cwd: ROOT });
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/**
+ * The run's one install, shared by every test file that starts daemons: the build (tsc and the
+ * bundle, 15–60 s on two cores) happens once per run instead of once per file. test/global-setup.ts
+ * names an empty directory; the first file to get here builds into it, the others wait for it.
+ * Outside a vitest run (no directory named) each caller gets its own install.
+ */
+async function runInstall(): Promise<{ dir: string; remove: () => void }> {
+  const dir = process.env[SHARED_INSTALL_ENV];
+  if (!dir) return buildInstall();
+  const keep = { dir, remove: () => {} }; // global teardown removes it
+  try {
+    mkdirSync(join(dir, '.building')); // atomic: exactly one file builds
+  } catch {
+    await waitFor(() => existsSync(join(dir, '.ready')) || existsSync(join(dir, '.failed')), 600_000, 'the shared test install');
+    if (existsSync(join(dir, '.failed'))) throw new Error(`the shared test install failed to build: ${readFileSync(join(dir, '.failed'), 'utf8')}`);
+    return keep;
+  }
+  try {
+    await buildInto(dir);
+  } catch (err) {
+    writeFileSync(join(dir, '.failed'), String((err as Error).message));
+    throw err;
+  }
+  writeFileSync(join(dir, '.ready'), '');
+  return keep;
+}
+
+/** Where test/global-setup.ts tells workers the run's shared install goes. */
+export const SHARED_INSTALL_ENV = 'TEST_SHARED_DAEMON_INSTALL';
 
 /** The test's environment without AGENTWIRE_* (only what a test passes configures the daemon). */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -92,13 +126,13 @@ export class DaemonProcess {
   }
 }
 
-// A shared install per test file, and daemons started on it that afterEach can SIGKILL.
+// The shared install, and daemons started on it that afterEach can SIGKILL.
 let shared: { dir: string; remove: () => void } | undefined;
 const started: DaemonProcess[] = [];
 
-/** beforeAll: one fresh install for the whole file. */
+/** beforeAll: the run's install (built by the first file that asks; see runInstall). */
 export async function setUpInstall(): Promise<void> {
-  shared = await buildInstall();
+  shared = await runInstall();
 }
 
 /** afterAll. */

@@ -5,17 +5,28 @@
 // The mock agent keeps a transcript of every session it runs (docs/mock-agent.md): every mock the
 // suite starts writes into one temporary home, removed afterwards, never into the real
 // ~/.local/state. Workers inherit the variable, and so do the agents and daemons they spawn.
-import { mkdtempSync, rmSync } from 'node:fs';
+// Likewise one daemon install (build and bundle) for the whole run, made by the first test file
+// that starts a daemon process.
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultAgentsDir, installAgent } from '../src/agents/install.js';
 import { INSTALLABLE_AGENTS, PINNED_AGENTS } from '../src/agents/versions.js';
+import { SHARED_INSTALL_ENV } from './daemon-process.js';
 
 export default async function setup(): Promise<() => void> {
   const mockHome = mkdtempSync(join(tmpdir(), 'agentwire-test-mock-home-'));
   process.env.MOCK_AGENT_HOME = mockHome;
+  // The daemon install test files share (test/daemon-process.ts): built by the first file that
+  // needs it, readable by every user (agent-user tests run agents as nobody).
+  const install = mkdtempSync(join(tmpdir(), 'agentwire-test-install-'));
+  chmodSync(install, 0o755);
+  process.env[SHARED_INSTALL_ENV] = install;
   await installAgents();
-  return () => rmSync(mockHome, { recursive: true, force: true });
+  return () => {
+    rmSync(mockHome, { recursive: true, force: true });
+    rmSync(install, { recursive: true, force: true });
+  };
 }
 
 async function installAgents(): Promise<void> {
