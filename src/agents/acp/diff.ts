@@ -22,9 +22,10 @@ export function unifiedDiff(path: string, oldText: string | null | undefined, ne
   ];
   const oldCount = endBefore - start;
   const newCount = endAfter - start;
-  const from = oldText == null ? '/dev/null' : `a/${path}`;
+  // ACP paths are absolute: they stand as they are; a relative one gets git's a/ and b/.
+  const [a, b] = path.startsWith('/') ? [path, path] : [`a/${path}`, `b/${path}`];
   const hunk = `@@ -${range(start, oldCount)} +${range(start, newCount)} @@`;
-  return [`--- ${from}`, `+++ b/${path}`, hunk, ...lines].join('\n') + '\n';
+  return [`--- ${oldText == null ? '/dev/null' : a}`, `+++ ${b}`, hunk, ...lines].join('\n') + '\n';
 }
 
 /** `start,count` as unified diffs write it (1-based; an empty range names the line before it). */
