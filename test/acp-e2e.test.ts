@@ -3,7 +3,7 @@
 // asks permissions answered over the API, plans, edits with a diff, streams terminal output, is
 // interrupted and terminated, and misbehaves (a line that is not JSON, a request we do not offer,
 // an exit mid-turn).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -165,6 +165,24 @@ describe('a configured ACP agent through the API', () => {
     const bad = await post(app, '/v1/sessions/s7', { agent: 'tester', cwd: dir, model: 'nope' });
     expect(bad.statusCode, bad.body).toBe(400);
     expect(bad.json().detail).toContain('test-small, test-large');
+  });
+});
+
+describe('prompt content', () => {
+  it('sends an image inline (the agent announced promptCapabilities.image) and other files as resource links', async () => {
+    app = await makeApp({ config: config() });
+    writeFileSync(join(dir, 'pic.png'), Buffer.from('89504e470d0a1a0a', 'hex'));
+    writeFileSync(join(dir, 'notes.txt'), 'notes');
+    await create('p1');
+    const from = (await getEvents(app, 'p1')).length;
+    const attachments = [{ path: join(dir, 'pic.png'), mime: 'image/png' }, { path: join(dir, 'notes.txt') }];
+    expect((await post(app, '/v1/sessions/p1/messages', { message: 'blocks', attachments })).statusCode).toBe(204);
+    const events = await waitFor(async () => {
+      const all = (await getEvents(app, 'p1')).slice(from);
+      return all.some((e) => e.type === 'turn.ended') ? all : undefined;
+    }, 10_000);
+    expectNoUnparsed(events);
+    expect(deltas(events).join('')).toBe('blocks: text,image,resource_link');
   });
 });
 
