@@ -11,7 +11,9 @@ import type { App } from '../src/app.js';
 import { Config } from '../src/config.js';
 import type { AgentInfo } from '../src/schema/api.js';
 import type { UniversalEvent } from '../src/schema/events.js';
+import { randomIds, systemClock } from '../src/util/deps.js';
 import { expectNoUnparsed, getEvents, makeApp, post, runTurn, types, waitFor } from './helpers.js';
+import { expectProblem } from './http-problems.js';
 
 const AGENT = new URL('./support/acp-test-agent.mjs', import.meta.url).pathname;
 let dir: string;
@@ -165,6 +167,40 @@ describe('a configured ACP agent through the API', () => {
     const bad = await post(app, '/v1/sessions/s7', { agent: 'tester', cwd: dir, model: 'nope' });
     expect(bad.statusCode, bad.body).toBe(400);
     expect(bad.json().detail).toContain('test-small, test-large');
+  });
+});
+
+describe('install and resume', () => {
+  it('a command-configured agent has nothing to install; an unknown name is a 400 naming the field', async () => {
+    app = await makeApp({ config: config() });
+    const none = expectProblem(await post(app, '/v1/agents/tester/install', {}), 400, 'invalid_request');
+    expect(none.detail).toContain('nothing to install');
+    const unknown = expectProblem(await post(app, '/v1/agents/nobody/install', {}), 400, 'invalid_request');
+    expect(unknown.detail).toContain('path.agent');
+    expectProblem(await post(app, '/v1/sessions/x', { agent: 'nobody' }), 400, 'invalid_request');
+  });
+
+  it("after a restart resumes the agent's session with session/load, or says it cannot when the agent lost it", async () => {
+    const dataDir = join(dir, 'data');
+    const open = () => makeApp({ ids: randomIds, clock: systemClock, config: { ...config(), dataDir } });
+    app = await open();
+    await create('r1');
+    await create('r2');
+    await runTurn(app, 'r1', 'first words');
+    await runTurn(app, 'r2', 'other words');
+    const lost = (await getEvents(app, 'r2'))[0]!.native_session_id!;
+    await app.app.close();
+    rmSync(join(dir, 'store', `${lost}.json`));
+
+    app = await open();
+    const resumed = await runTurn(app, 'r1', 'history');
+    expectNoUnparsed(resumed);
+    expect(deltas(resumed).join('')).toBe('I remember: first words');
+    expectProblem(await post(app, '/v1/sessions/r2/messages', { message: 'history' }), 502, 'agent_start_failed');
+    const failed = await getEvents(app, 'r2');
+    const error = failed.find((e) => e.type === 'error' && e.data.code === 'native_resume_failed')!;
+    expect((error.data as { message: string }).message).toContain(`no session ${lost}`);
+    expect(failed.at(-1)).toMatchObject({ type: 'session.ended', data: { reason: 'error' } });
   });
 });
 
