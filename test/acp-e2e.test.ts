@@ -7,6 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { AcpAgentDefinition } from '../src/agents/acp/definition.js';
+import { createAcpDriver } from '../src/agents/acp/driver.js';
 import type { App } from '../src/app.js';
 import { Config } from '../src/config.js';
 import type { AgentInfo } from '../src/schema/api.js';
@@ -201,6 +203,42 @@ describe('install and resume', () => {
     const error = failed.find((e) => e.type === 'error' && e.data.code === 'native_resume_failed')!;
     expect((error.data as { message: string }).message).toContain(`no session ${lost}`);
     expect(failed.at(-1)).toMatchObject({ type: 'session.ended', data: { reason: 'error' } });
+  });
+});
+
+describe('a built-in style definition', () => {
+  // What a built-in ACP agent is: a definition given to createAcpDriver (docs/acp.md).
+  const definition: AcpAgentDefinition = {
+    id: 'defined',
+    title: 'Defined agent',
+    args: [AGENT],
+    session: () => ({ env: { ACP_TEST_STORE: join(dir, 'store') } }),
+    permissionModes: ['default', 'bypass'],
+    permissionModeIds: { bypass: 'code' },
+    capabilities: { mcpTools: false },
+  };
+  const limits = { maxLineChars: 1 << 20, killGraceMs: 500, startTimeoutMs: 10_000, stderrHeadLines: 20, stderrTailLines: 50 };
+
+  it('maps a permissionMode onto an ACP mode, and overrides capabilities', async () => {
+    app = await makeApp({ registry: { defined: createAcpDriver(definition, limits, async () => process.execPath) } });
+    const listed = (await app.app.inject({ method: 'GET', url: '/v1/agents' })).json() as { agents: AgentInfo[] };
+    expect(listed.agents.find((a) => a.id === 'defined')?.capabilities).toMatchObject({ mcpTools: false, permissions: true });
+    const res = await post(app, '/v1/sessions/d1', { agent: 'defined', cwd: dir, permissionMode: 'bypass' });
+    expect(res.statusCode, res.body).toBe(200);
+    const mode = items(await getEvents(app, 'd1'), 'status').find((i) => i.content[0]?.type === 'status' && i.content[0].label === 'mode');
+    expect(mode?.content[0]).toMatchObject({ detail: 'code' });
+    expectProblem(await post(app, '/v1/sessions/d2', { agent: 'defined', permissionMode: 'plan' }), 400, 'invalid_request');
+  });
+});
+
+describe('MCP servers', () => {
+  it('passes stdio servers to session/new and refuses a transport the agent did not announce', async () => {
+    app = await makeApp({ config: config() });
+    await create('mcp1', { mcp: { files: { command: 'mcp-files', args: ['/w'], env: { K: 'v' } } } });
+    const events = await runTurn(app, 'mcp1', 'mcp');
+    expect(deltas(events).join('')).toBe('mcp: [{"name":"files","command":"mcp-files","args":["/w"],"env":[{"name":"K","value":"v"}]}]');
+    const refused = expectProblem(await post(app, '/v1/sessions/mcp2', { agent: 'tester', cwd: dir, mcp: { web: { type: 'http', url: 'http://127.0.0.1:1/mcp' } } }), 400, 'invalid_request');
+    expect(refused.detail).toContain('mcpCapabilities.http');
   });
 });
 
