@@ -905,8 +905,11 @@ export interface components {
             /** @description Deny a pending permission / reject a pending question after this many ms; 0 waits forever. Default --hitl-timeout-ms */
             hitlTimeoutMs?: number;
         };
-        /** @enum {string} */
-        AgentId: "claude" | "codex" | "opencode" | "amp" | "mock";
+        /**
+         * @description An agent: one of the built-in ones (claude, codex, opencode, amp, mock) or an ACP agent the daemon was configured with (--acp-agent)
+         * @example claude
+         */
+        AgentId: string;
         /** @enum {string} */
         PermissionMode: "default" | "plan" | "bypass" | "acceptEdits";
         SessionInfo: {
@@ -2791,6 +2794,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An agent: one of the built-in ones (claude, codex, opencode, amp, mock) or an ACP agent the daemon was configured with (--acp-agent) */
                 agent: components["schemas"]["AgentId"];
             };
             cookie?: never;
@@ -2898,6 +2902,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An agent: one of the built-in ones (claude, codex, opencode, amp, mock) or an ACP agent the daemon was configured with (--acp-agent) */
                 agent: components["schemas"]["AgentId"];
             };
             cookie?: never;
@@ -2976,6 +2981,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An agent: one of the built-in ones (claude, codex, opencode, amp, mock) or an ACP agent the daemon was configured with (--acp-agent) */
                 agent: components["schemas"]["AgentId"];
             };
             cookie?: never;
