@@ -15,7 +15,7 @@ import { waitFor } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** Builds src/ into a fresh install (tsc, then the bundle bin/agentwire.js runs); returns its dir. */
+/** Builds src/ into a fresh install (tsc, the bundle bin/agentwire.js runs, the inspector); returns its dir. */
 export async function buildInstall(): Promise<{ dir: string; remove: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'agentwire-install-'));
   chmodSync(dir, 0o755); // mkdtemp makes it 0700; an agent user must read the mock's program
@@ -26,6 +26,7 @@ export async function buildInstall(): Promise<{ dir: string; remove: () => void 
   copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   await promisify(execFile)(process.execPath, [join(ROOT, 'scripts/bundle.js'), join(dir, 'dist')], { cwd: ROOT });
+  await promisify(execFile)(process.execPath, [join(ROOT, 'scripts/build-web.js'), join(dir, 'dist')], { cwd: ROOT });
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
