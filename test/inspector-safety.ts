@@ -79,6 +79,13 @@ export function safetyTests(ctx: BrowserTestContext): void {
       await createSession(p);
     });
 
+    it('reaches the API reference too, which renders offline under the same CSP', async () => {
+      const { page: p } = await ctx.open(`/docs?token=${TOKEN}`, ctx.locked);
+      await p.getByText('/v1/sessions/{id}/messages/stream').first().waitFor();
+      expect(p.url()).toBe(`${ctx.locked}/docs`);
+      await screenshot(p, 'docs');
+    });
+
     it('a wrong token is refused and asked for again', async () => {
       const { page: p } = await ctx.open('/', ctx.locked);
       // The daemon answers the page's first calls with 401 (and Chromium logs each): expected here.

@@ -117,7 +117,7 @@ export function inspectorRoutes(app: FastifyInstance, options: InspectorOptions)
   app.get<{ Params: { file: string } }>('/ui/assets/:file', open, (req, reply) => serve(req, reply, `ui/assets/${req.params.file}`));
   // Deep links (/ui/sessions/{id}) are the page's own routes: every other path under /ui/ is the page.
   app.get('/ui/*', page, (req, reply) => serve(req, reply, 'ui/index.html'));
-  app.get('/docs', open, (req, reply) => serve(req, reply, 'docs/index.html'));
+  app.get('/docs', page, (req, reply) => serve(req, reply, 'docs/index.html'));
   app.get('/docs/', open, async (_req, reply) => reply.redirect('/docs', 301));
   app.get<{ Params: { file: string } }>('/docs/assets/:file', open, (req, reply) => serve(req, reply, `docs/assets/${req.params.file}`));
 }
