@@ -24,6 +24,7 @@ export async function buildInstall(): Promise<{ dir: string; remove: () => void 
   mkdirSync(join(dir, 'bin'));
   copyFileSync(join(ROOT, 'bin/agentwire.js'), join(dir, 'bin/agentwire.js'));
   copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
+  copyFileSync(join(ROOT, 'openapi.json'), join(dir, 'openapi.json')); // shipped beside dist/, served at /openapi.json
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   await promisify(execFile)(process.execPath, [join(ROOT, 'scripts/bundle.js'), join(dir, 'dist')], { cwd: ROOT });
   await promisify(execFile)(process.execPath, [join(ROOT, 'scripts/build-web.js'), join(dir, 'dist')], { cwd: ROOT });
