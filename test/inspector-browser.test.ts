@@ -30,7 +30,7 @@ beforeAll(async () => {
   ctx.port = open.port;
   ctx.base = `http://127.0.0.1:${open.port}`;
   ctx.locked = `http://127.0.0.1:${locked.port}`;
-}, 180_000);
+}, 300_000);
 afterAll(async () => {
   await browser?.close();
   killDaemons();

@@ -35,6 +35,8 @@ export function flowTests(ctx: BrowserTestContext): void {
       expect(await result.locator('.diff-add', { hasText: '+hello' }).count()).toBe(2); // write and patch diffs
       await t.getByRole('article', { name: 'Unknown item' }).getByText('demo-artifact').waitFor();
       await page.getByLabel('Session status').getByText('idle').waitFor();
+      // The picture for the README: the tool call, its result with both diffs, status and unknown.
+      await t.getByRole('article', { name: 'Tool call write_file' }).evaluate((el: unknown) => (el as { scrollIntoView(): void }).scrollIntoView());
       await screenshot(page, 'transcript-demo');
     });
 
@@ -59,6 +61,7 @@ export function flowTests(ctx: BrowserTestContext): void {
       const card = page.getByRole('region', { name: 'Permission request' });
       await card.getByText('write_file').waitFor();
       await page.getByLabel('Session status').getByText('waiting').waitFor();
+      await page.getByRole('list', { name: 'Sessions' }).getByRole('link', { name: new RegExp(id) }).getByText('waiting').waitFor();
       await screenshot(page, 'permission');
       // Answered by another client: the card goes when the stream says it was resolved.
       const { events } = (await call(ctx.port, 'GET', `/v1/sessions/${id}/events?limit=10000`)) as { events: { type: string; data: { permission_id?: string } }[] };

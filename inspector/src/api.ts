@@ -2,7 +2,7 @@
 // client gets the page's recording fetch (requests.ts), so every request can be shown and copied
 // as curl, and a dropped event stream is visible the moment it drops.
 import type { AgentInfo, CreateSessionRequest, ModelsResponse, ModesResponse, PermissionReply, SessionInfo, UniversalEvent } from './types.js';
-import { RequestLog } from './requests.js';
+import type { RequestLog } from './requests.js';
 
 export interface Health {
   status: string;

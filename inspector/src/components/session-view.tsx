@@ -11,6 +11,7 @@ import { ConnectionIndicator } from './connection-indicator.js';
 import { EventsTable } from './events-table.js';
 import { PermissionCard, QuestionCard } from './hitl-cards.js';
 import { RequestsPanel } from './requests-panel.js';
+import { sessionsChanged } from './session-list.js';
 import { TranscriptView } from './transcript-view.js';
 
 type Tab = 'transcript' | 'events' | 'requests';
@@ -72,6 +73,11 @@ export function SessionView(props: { api: Api; id: string }) {
     };
   }, [api, id, includeRaw]);
 
+  const t = transcript.current;
+  const status = t.lastSequence > 0 ? t.status : info?.status;
+  // The list shows the status this stream just told, without waiting for its next poll.
+  useEffect(() => sessionsChanged(), [status]);
+
   if (missing) {
     return (
       <section class="session" aria-label="Session">
@@ -80,14 +86,12 @@ export function SessionView(props: { api: Api; id: string }) {
       </section>
     );
   }
-  const t = transcript.current;
-  const status = t.lastSequence > 0 ? t.status : info?.status;
   return (
     <section class="session" aria-labelledby="session-heading">
       <div class="session-head">
         <h2 id="session-heading">{info?.title || id}</h2>
         <p class="muted small">
-          {info ? `${info.agent} · ${info.model ?? 'default model'} · ${info.agentMode} · ${info.permissionMode} · ${info.cwd}` : id}
+          {info ? `${info.agent} · model ${info.model ?? 'default'}${info.variant ? ` (${info.variant})` : ''} · mode ${info.agentMode} · permissions ${info.permissionMode} · ${info.cwd}` : id}
           {info?.restored && <span class="badge">restored</span>}
         </p>
         <p>
