@@ -12,20 +12,31 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../bin/agentwire.js', import.meta.url));
+const BARE = fileURLToPath(new URL('./bare.js', import.meta.url));
 
-/** @returns {Promise<{port: number, pid: number, url: string, stop: () => Promise<void>, child: import('node:child_process').ChildProcess}>} */
-export function startDaemon(flags) {
+/**
+ * `options.env` is added to the daemon's environment (what its agents inherit), `options.cwd` is
+ * its working directory (its default session cwd).
+ * @returns {Promise<{port: number, pid: number, url: string, stop: () => Promise<void>, child: import('node:child_process').ChildProcess}>}
+ */
+export function startDaemon(flags, options = {}) {
+  if (options.bare) return startProcess(`exec "${process.execPath}" "${BARE}"`, process.env, {});
   const persistOff = flags.some((f, i) => f === '--persist' && flags[i + 1] === 'off');
   const dataDir = flags.findIndex((f) => f === '--data-dir');
   if (!persistOff && (dataDir < 0 || !String(flags[dataDir + 1]).startsWith(tmpdir()))) {
     throw new Error(`startDaemon(${JSON.stringify(flags)}): pass --persist off or --data-dir <a tempDataDir()>`);
   }
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENTWIRE_')));
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENTWIRE_'))), ...options.env };
   const args = ['server', '--port', '0', '--log-level', 'warn', ...flags].map((a) => `'${a}'`).join(' ');
   // ulimit in the shell, then exec: the daemon itself holds the 5,000 reader sockets.
-  const child = spawn('sh', ['-c', `ulimit -n 20000; exec "${process.execPath}" ${process.env.BENCH_DAEMON_FLAGS ?? ""} "${BIN}" ${args} --log-level info`], {
+  return startProcess(`ulimit -n 20000; exec "${process.execPath}" ${process.env.BENCH_DAEMON_FLAGS ?? ''} "${BIN}" ${args} --log-level info`, env, options);
+}
+
+function startProcess(script, env, options) {
+  const child = spawn('sh', ['-c', script], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env,
+    ...(options.cwd ? { cwd: options.cwd } : {}),
   });
   return new Promise((resolve, reject) => {
     let buffered = '';

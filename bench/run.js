@@ -1,6 +1,7 @@
 // `npm run bench`: the daemon measured where users feel it, as a separate process, with readers
 // and load in their own processes. Prints `name: value` lines (see docs/performance.md). Loopback
-// only; every loop is bounded in count and time. Takes about three minutes.
+// only; every loop is bounded in count and time. Takes about three minutes, plus the `start`
+// section (real agent CLIs against the fake model: several minutes more, far more on a busy machine).
 //
 // Every daemon is started with `--persist off` or a fresh temp `--data-dir` (never the user's data
 // dir). The sections before `persist` measure the in-memory daemon, as they always have
@@ -8,46 +9,48 @@
 import http from 'node:http';
 import { api, removeDataDirs, rssMb, startDaemon, tempDataDir } from './daemon.js';
 import { persistence } from './persist.js';
+import { sessionStart } from './start.js';
 import { child, lastSequence, pct, print, session, settledRss, sleep, untilIdle } from './util.js';
 
 /** Flags for the general sections' daemons: memory only, unless BENCH_PERSIST=on. */
 const store = () => (process.env.BENCH_PERSIST === 'on' ? ['--data-dir', tempDataDir('section')] : ['--persist', 'off']);
 
-async function coldStart() {
+/** spawn → first 200 from /v1/health, and the RSS once idle; `bare` is bench/bare.js. */
+async function startTimes(flags, options = {}, rounds = 7) {
   const times = [];
-  let idle = NaN;
   let startup = NaN;
-  for (let i = 0; i < 7; i++) {
+  let idle = NaN;
+  for (let i = 0; i < rounds; i++) {
     const t = performance.now();
-    const d = await startDaemon(['--persist', 'off']);
-    for (;;) {
-      const ok = await fetch(`${d.url}/v1/health`).then((r) => r.ok, () => false);
-      if (ok) break;
-      await sleep(2);
-    }
+    const d = await startDaemon(flags, options);
+    while (!(await fetch(`${d.url}/v1/health`).then((r) => r.ok, () => false))) await sleep(2);
     times.push(performance.now() - t);
-    if (i === 0) {
+    if (i === 0 && options.rss) {
       await sleep(1000);
       startup = rssMb(d.pid);
       idle = await settledRss(d.pid);
     }
     await d.stop();
   }
-  print('coldstart_ms', pct(times, 50));
-  print('startup_rss_mb', startup);
-  print('idle_rss_mb', idle);
+  return { ms: pct(times, 50), startup, idle };
+}
+
+async function coldStart() {
+  // A bare Node HTTP server first, in the same run: the baseline the daemon is held to.
+  const bare = await startTimes([], { bare: true, rss: true });
+  print('bare_node_coldstart_ms', bare.ms);
+  print('bare_node_idle_rss_mb', bare.idle);
+  const memory = await startTimes(['--persist', 'off'], { rss: true });
+  print('coldstart_ms', memory.ms);
+  print('startup_rss_mb', memory.startup);
+  print('idle_rss_mb', memory.idle);
   // The default configuration: persistence on, here in an empty data dir (its store is created on
   // the first start; the later starts open it).
-  const dir = tempDataDir('cold');
-  const persisted = [];
-  for (let i = 0; i < 7; i++) {
-    const t = performance.now();
-    const d = await startDaemon(['--data-dir', dir]);
-    while (!(await fetch(`${d.url}/v1/health`).then((r) => r.ok, () => false))) await sleep(2);
-    persisted.push(performance.now() - t);
-    await d.stop();
-  }
-  print('coldstart_persist_ms', pct(persisted, 50));
+  const persisted = await startTimes(['--data-dir', tempDataDir('cold')], { rss: true });
+  print('coldstart_persist_ms', persisted.ms);
+  print('idle_rss_persist_mb', persisted.idle);
+  print('coldstart_persist_over_bare', persisted.ms / bare.ms);
+  print('idle_rss_persist_over_bare_mb', persisted.idle - bare.idle);
 }
 
 async function healthLoad(d) {
@@ -238,6 +241,8 @@ async function main() {
   }
   if (!only || only === 'growth') await memoryGrowth();
   if (!only || only === 'persist') await persistence();
+  // `start <agent>…` measures only those agents.
+  if (!only || only === 'start') await sessionStart(only === 'start' && process.argv.length > 3 ? process.argv.slice(3) : undefined);
   print('bench_seconds', (Date.now() - started) / 1000);
 }
 

@@ -6,7 +6,7 @@ import { AgentDiscovery } from './agents/discovery.js';
 import { defaultAgentsDir } from './agents/install.js';
 import { AgentOfferings } from './agents/offerings.js';
 import { createRegistry, type AgentRegistry } from './agents/registry.js';
-import { Config, ConfigError } from './config.js';
+import { Config, ConfigError, warmSizes } from './config.js';
 import { ApiError } from './errors.js';
 import { agentRoutes } from './http/agents.js';
 import { installAuth } from './http/auth.js';
@@ -20,7 +20,7 @@ import { metricsRoutes } from './http/metrics.js';
 import { answerConnect, recordRoutes, RouteTable } from './http/methods.js';
 import { clientErrorAnswerer, installProblemHandlers, writeRawProblem } from './http/problems.js';
 import { sessionRoutes } from './http/sessions.js';
-import { refuseUndeclaredQueries } from './http/validate.js';
+import { refuseUndeclaredQueries, ZOD_ONLY_SCHEMAS } from './http/validate.js';
 import { turnStreamRoutes } from './http/turn-stream.js';
 import { loggerOptions, requestIdOptions } from './logging.js';
 import { Metrics } from './metrics/registry.js';
@@ -79,6 +79,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     return503OnClosing: false,
     // Session ids may be 128 characters; longer ones get a 400 from validation, not a 414.
     routerOptions: { maxParamLength: 256 },
+    schemaController: ZOD_ONLY_SCHEMAS,
     // Errors Fastify raises before routing (a bad percent-escape, an over-long path parameter).
     frameworkErrors: (error, _req, reply) => {
       const problem = new ApiError('invalid_request', `The request URL is not valid: ${error.message}`);
@@ -97,7 +98,11 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   const agentsDir = config.agentsDir ?? (config.dataDir ? join(config.dataDir, 'agents') : defaultAgentsDir());
   const agentConfig = { ...config, agentsDir };
   const registry = deps.registry ?? createRegistry({ ...agentConfig, boundary }, deps.agentEnv?.env);
-  const metrics: Metrics = new Metrics({ sessions: () => sessions.all() });
+  const metrics: Metrics = new Metrics({ sessions: () => sessions.all(), warm: () => sessions.warmCounts() });
+  const warm = warmSizes(config.warm);
+  for (const agent of Object.keys(warm)) {
+    if (!registry[agent as keyof AgentRegistry]?.spareServes) throw new ConfigError(`--warm ${agent}=…: agent '${agent}' keeps no warm spares in this build`);
+  }
   // Agents look for their credential files in their own HOME: the agent user's, with one.
   const agents = new AgentDiscovery({
     registry,
@@ -129,6 +134,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     retentionMs: config.retentionMs,
     maxStoreBytes: config.maxStoreMb * 1024 * 1024,
     onEvent: metrics.events.observe,
+    warm,
     prepare: async (request, log) => {
       if (user) {
         const cwd = await resolveCwd(request.cwd, baseDir);
@@ -171,7 +177,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   sessionRoutes(app, sessions);
   eventRoutes(app, sessions, config, metrics);
   turnStreamRoutes(app, sessions, config, metrics);
-  agentRoutes(app, agents, offerings);
+  agentRoutes(app, agents, offerings, () => sessions.warmCounts());
   metricsRoutes(app, metrics);
   inspectorRoutes(app, { dir: deps.webDir, tokenRequired: config.token !== undefined });
 
@@ -184,6 +190,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   app.addHook('onClose', async () => store.close());
   const restored = sessions.restoreStored();
   if (restored > 0) app.log.info({ restored }, 'sessions restored from the store');
+  app.addHook('onReady', async () => sessions.fillWarmPool());
   return { app, sessions, config, agents, store };
 }
 

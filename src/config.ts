@@ -37,6 +37,8 @@ interface Option<S extends z.ZodType> {
   /** `value` takes an argument; `list` is repeatable (env: comma-separated); `switch` takes none. */
   kind?: 'value' | 'list' | 'switch';
   secret?: boolean;
+  /** How --help shows the default, where the parsed value (a duration in ms) would read badly. */
+  shownDefault?: string;
 }
 
 const opt = <S extends z.ZodType>(o: Option<S>) => o;
@@ -79,8 +81,11 @@ export const OPTIONS = {
   dataDir: opt({ flag: 'data-dir', env: 'DATA_DIR', schema: z.string().min(1).optional(), help: 'where the daemon keeps its event store and agent CLIs (default: $XDG_DATA_HOME/agentwire or ~/.local/share/agentwire)' }),
   persist: opt({ flag: 'persist', env: 'PERSIST', schema: z.enum(['on', 'off']).default('on'), help: 'keep sessions and events on disk so they survive a restart (off: memory only)' }),
   fsync: opt({ flag: 'fsync', env: 'FSYNC', schema: z.enum(['normal', 'always']).default('normal'), help: 'normal: a power loss may lose the last commits; always: fsync every commit (slower)' }),
-  retentionMs: opt({ flag: 'retention', env: 'RETENTION', schema: duration.default(7 * 24 * 3_600_000), help: 'drop ended sessions from the store this long after they ended (e.g. 7d, 12h, 30m)' }),
+  retentionMs: opt({ flag: 'retention', env: 'RETENTION', schema: duration.default(7 * 24 * 3_600_000), shownDefault: '7d', help: 'drop ended sessions from the store this long after they ended (e.g. 7d, 12h, 30m)' }),
   maxStoreMb: opt({ flag: 'max-store-mb', env: 'MAX_STORE_MB', schema: int(1).default(10_240), help: 'keep the store under this size by dropping the oldest ended sessions' }),
+  // Warm pool (docs/performance.md): spare agents started ahead of sessions; `agent=n`, validated
+  // against the agents here, against what each driver can pool in buildApp.
+  warm: opt({ flag: 'warm', env: 'WARM', schema: z.array(z.string().regex(/^(claude|codex|opencode|amp|mock)=\d{1,3}$/, 'use <agent>=<n>, e.g. claude=2')).default([]), kind: 'list', help: 'keep n spare agent processes started with the daemon defaults, taken by new sessions that need nothing else (repeatable: claude=2)' }),
   agentsDir: opt({ flag: 'agents-dir', env: 'AGENTS_DIR', schema: z.string().min(1).optional(), help: 'where agent CLIs are installed and looked up (default: <data-dir>/agents)' }),
   claudeBin: opt({ flag: 'claude-bin', env: 'CLAUDE_BIN', schema: z.string().min(1).optional(), help: 'the claude executable to use (skips the agents dir and PATH)' }),
   codexBin: opt({ flag: 'codex-bin', env: 'CODEX_BIN', schema: z.string().min(1).optional(), help: 'the codex executable to use (skips the agents dir and PATH)' }),
@@ -171,6 +176,11 @@ function checkExposure(config: Config): Config {
   return config;
 }
 
+/** --warm's `agent=n` list as spares per agent (the last of an agent wins). */
+export function warmSizes(list: readonly string[]): Record<string, number> {
+  return Object.fromEntries(list.map((entry) => entry.split('=') as [string, string]).map(([agent, n]) => [agent, Number(n)]));
+}
+
 /** The effective config for the start-up log: secrets replaced. */
 export function redacted(config: Config): Record<string, unknown> {
   return Object.fromEntries(
@@ -181,7 +191,8 @@ export function redacted(config: Config): Record<string, unknown> {
 export function flagHelp(): string {
   const rows = (Object.entries(OPTIONS) as [ConfigKey, Option<z.ZodType>][]).map(([, o]) => {
     const fallback = o.schema.safeParse(undefined);
-    const shown = fallback.success && fallback.data !== undefined ? ` (default: ${Array.isArray(fallback.data) ? fallback.data.join(',') || 'none' : String(fallback.data)})` : '';
+    const value = o.shownDefault ?? (fallback.success && fallback.data !== undefined ? (Array.isArray(fallback.data) ? fallback.data.join(',') || 'none' : String(fallback.data)) : undefined);
+    const shown = value === undefined ? '' : ` (default: ${value})`;
     const arg = o.kind === 'switch' ? '' : o.kind === 'list' ? ' <v>…' : ' <v>';
     return `  --${o.flag}${arg}`.padEnd(34) + `${o.help}${shown}\n${''.padEnd(34)}env AGENTWIRE_${o.env}`;
   });

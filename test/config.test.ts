@@ -72,6 +72,9 @@ describe('loadConfig', () => {
       expect(help).toContain(`AGENTWIRE_${o.env}`);
     }
     expect(help).toMatch(/--port <v>\s+listen port .*\(default: 2468\)/);
+    // A duration's default reads as a user writes it, and it parses back to the same value.
+    expect(help).toMatch(/--retention <v>.*\(default: 7d\)/);
+    expect(loadConfig(['--retention', '7d']).retentionMs).toBe(loadConfig([]).retentionMs);
   });
 });
 

@@ -11,7 +11,8 @@ import type {
   SessionEndedData,
   SessionStartedData,
   StderrOutput,
-  TurnData,
+  TurnEndedData,
+  TurnStartedData,
   UniversalItem,
 } from '../schema/events.js';
 import type { AgentId, Capabilities } from '../schema/agents.js';
@@ -32,7 +33,8 @@ export type Draft = Origin &
   (
     | { type: 'session.started'; native_session_id?: string | null; data: z.infer<typeof SessionStartedData> }
     | { type: 'session.ended'; data: SessionEndedData }
-    | { type: 'turn.started' | 'turn.ended'; data: TurnData }
+    | { type: 'turn.started'; data: TurnStartedData }
+    | { type: 'turn.ended'; data: TurnEndedData }
     | { type: 'item.started' | 'item.completed'; item: DraftItem }
     | {
         type: 'item.delta';
@@ -68,6 +70,11 @@ export interface StartOptions {
   /** The session's logger; drivers log the agent's stderr lines at debug. */
   logger: Pick<FastifyBaseLogger, 'debug' | 'info' | 'warn'>;
 }
+
+/** What a warm spare is started with, and what of a create the warm pool compares with it
+ *  (src/sessions/warm-pool.ts). A create with its own env, MCP servers or a native session to
+ *  resume never gets a spare, so those are not in here. */
+export type SpareOptions = Pick<StartOptions, 'cwd' | 'model' | 'variant' | 'agentMode' | 'permissionMode'>;
 
 export interface TurnInput {
   message: string;
@@ -150,4 +157,8 @@ export interface AgentDriver {
   readonly bundled?: { path: string; version: string };
   /** Spawn and resolve once the agent can take a turn; reject with a catalogue error otherwise. */
   start(options: StartOptions, sink: AgentSink): Promise<AgentHandle>;
+  /** The warm pool: whether a spare this driver started with `spare` (the daemon's defaults) can
+   *  serve a session that asks for `wanted`; what is fixed at spawn differs per agent. Absent: the
+   *  agent keeps no spares (--warm refuses it). */
+  spareServes?(spare: SpareOptions, wanted: SpareOptions): boolean;
 }

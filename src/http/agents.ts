@@ -3,10 +3,16 @@ import type { FastifyInstance } from 'fastify';
 import type { AgentDiscovery } from '../agents/discovery.js';
 import { AgentIdParam, InstallAgentRequest } from '../schema/api.js';
 import type { AgentOfferings } from '../agents/offerings.js';
+import type { WarmCount } from '../sessions/warm-pool.js';
 import { parse } from './validate.js';
 
-export function agentRoutes(app: FastifyInstance, agents: AgentDiscovery, offerings: AgentOfferings): void {
-  app.get('/v1/agents', async () => ({ agents: await agents.list() }));
+const NO_SPARES: WarmCount = { size: 0, ready: 0, starting: 0 };
+
+export function agentRoutes(app: FastifyInstance, agents: AgentDiscovery, offerings: AgentOfferings, warm: () => Partial<Record<string, WarmCount>>): void {
+  app.get('/v1/agents', async () => {
+    const spares = warm();
+    return { agents: (await agents.list()).map((a) => ({ ...a, warm: spares[a.id] ?? NO_SPARES })) };
+  });
 
   app.get('/v1/agents/:agent/models', async (req) => offerings.listModels(parse(AgentIdParam, req.params, 'path').agent));
 

@@ -49,3 +49,13 @@ export function refuseUndeclaredQueries(app: FastifyInstance): void {
 export function wantsRaw(q: { include_raw?: boolean | undefined; includeRaw?: boolean | undefined }): boolean {
   return q.include_raw ?? q.includeRaw ?? false;
 }
+
+/** Fastify's `schemaController` option. Routes validate with zod and serialize with
+ *  JSON.stringify, never with Fastify's JSON-schema compilers, so these stand in for them: Fastify
+ *  then never loads Ajv or fast-json-stringify (a fifth of the bundle's code, which
+ *  scripts/bundle.js leaves out of it: start-up does not compile it). A route given a `schema`
+ *  fails loudly at registration instead. */
+const noSchemaCompilers = () => () => {
+  throw new Error('agentwire routes validate with zod (src/http/validate.ts); Fastify route schemas are not supported');
+};
+export const ZOD_ONLY_SCHEMAS = { compilersFactory: { buildValidator: noSchemaCompilers, buildSerializer: noSchemaCompilers } };

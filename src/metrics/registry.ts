@@ -23,6 +23,8 @@ export interface MetricsOptions {
   sessions: () => Iterable<SessionView>;
   /** Monotonic milliseconds for durations (default performance.now). */
   now?: () => number;
+  /** Warm spares per agent (--warm), read at each scrape. */
+  warm?: () => Partial<Record<string, { ready: number; starting: number }>>;
 }
 
 export type InstallOutcome = 'installed' | 'reused' | 'failed';
@@ -59,6 +61,18 @@ export class Metrics {
         const counts = { idle: 0, running: 0, waiting: 0, ended: 0 };
         for (const s of options.sessions()) counts[s.status]++;
         for (const status of STATUSES) this.set({ status }, counts[status]);
+      },
+    });
+    new Gauge({
+      name: 'agentwire_warm_spares',
+      help: 'Warm spare agent processes (--warm), by agent and state (ready: can be taken; starting: booting)',
+      labelNames: ['agent', 'state'] as const,
+      registers,
+      collect() {
+        for (const [agent, count] of Object.entries(options.warm?.() ?? {})) {
+          this.set({ agent, state: 'ready' }, count?.ready ?? 0);
+          this.set({ agent, state: 'starting' }, count?.starting ?? 0);
+        }
       },
     });
     // What every session log holds in memory, summed at scrape time.

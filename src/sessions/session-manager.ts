@@ -15,6 +15,8 @@ import type { EventLogLimits } from './event-log.js';
 import type { HitlSettings } from './hitl-policy.js';
 import { resolveCwd } from './session-paths.js';
 import { Session, type ResolvedCreateRequest, type SessionDeps } from './session.js';
+import { WarmPool, type WarmCount } from './warm-pool.js';
+import type { AgentId } from '../schema/agents.js';
 
 export interface SessionManagerOptions {
   registry: AgentRegistry;
@@ -38,6 +40,8 @@ export interface SessionManagerOptions {
   /** Fills in and checks agent-specific fields (modes) and makes sure the agent is installed;
    *  throws the client's error. Runs after the id is reserved, before the agent starts. */
   prepare?: (request: CreateSessionRequest, logger: FastifyBaseLogger) => Promise<CreateSessionRequest & { agentMode: string; permissionMode: string }>;
+  /** Warm spares kept per agent (--warm); they count against maxSessions with the live sessions. */
+  warm?: Partial<Record<AgentId, number>>;
 }
 
 export class SessionManager {
@@ -53,8 +57,21 @@ export class SessionManager {
   private readonly sweeper: NodeJS.Timeout | undefined;
   private readonly pruner: NodeJS.Timeout | undefined;
   private backlogWatch: NodeJS.Timeout | undefined;
+  private readonly pool: WarmPool | undefined;
+  private readonly deps: SessionDeps;
 
   constructor(private readonly options: SessionManagerOptions) {
+    const warm = options.warm ?? {};
+    this.pool = Object.values(warm).some((n) => n > 0)
+      ? new WarmPool({
+          registry: options.registry,
+          sizes: warm,
+          baseDir: options.baseDir,
+          logger: options.logger.child({ warm: true }),
+          room: () => options.maxSessions - this.liveAgents() - this.pool!.size,
+        })
+      : undefined;
+    this.deps = { ...options, ...(this.pool ? { spares: this.pool } : {}) };
     if (options.endedSessionTtlMs > 0) {
       this.sweeper = setInterval(() => this.sweep(), Math.min(options.endedSessionTtlMs, 60_000));
       this.sweeper.unref();
@@ -84,7 +101,7 @@ export class SessionManager {
         logger.warn({ sessionId: record.id, agent: record.agent }, 'stored session of an agent this build has no adapter for: left in the store, not restored');
         continue;
       }
-      const session = new Session(record.id, record.request as ResolvedCreateRequest, driver, this.options, record);
+      const session = new Session(record.id, record.request as ResolvedCreateRequest, driver, this.deps, record);
       if (!record.endedAt) session.restore();
       this.sessions.set(record.id, session);
       restored++;
@@ -165,7 +182,7 @@ export class SessionManager {
       const prepared = this.options.prepare
         ? await this.options.prepare(request, this.options.logger)
         : { ...request, agentMode: request.agentMode ?? driver.modes[0]!.id, permissionMode: request.permissionMode ?? driver.permissionModes[0]! };
-      const session = new Session(id, { ...prepared, cwd }, driver, this.options);
+      const session = new Session(id, { ...prepared, cwd }, driver, this.deps);
       const starting = session.start();
       this.starting.add(starting);
       try {
@@ -189,7 +206,25 @@ export class SessionManager {
     } finally {
       this.reserved.delete(id);
       if (victim !== undefined) this.claimed.delete(victim);
+      this.pool?.trim(); // a session that started its own agent takes a spare's place
     }
+  }
+
+  /** Starts the warm spares (the app is ready). */
+  fillWarmPool(): void {
+    this.pool?.fill();
+  }
+
+  /** Spares per agent (GET /v1/agents, /metrics); empty without --warm. */
+  warmCounts(): Partial<Record<AgentId, WarmCount>> {
+    return this.pool?.counts() ?? {};
+  }
+
+  /** Agent processes the sessions run (or are starting), for the limit spares count against. */
+  private liveAgents(): number {
+    let live = this.reserved.size;
+    for (const s of this.sessions.values()) if (s.agentRunning) live++;
+    return live;
   }
 
   get(id: string): Session {
@@ -233,7 +268,7 @@ export class SessionManager {
     if (this.pruner) clearInterval(this.pruner);
     clearInterval(this.backlogWatch);
     await Promise.allSettled([...this.starting]);
-    await Promise.allSettled([...this.sessions.values()].map((s) => (this.durable ? s.suspend() : s.terminate())));
+    await Promise.allSettled([this.pool?.close(), ...[...this.sessions.values()].map((s) => (this.durable ? s.suspend() : s.terminate()))]);
     this.options.store.flush();
     // Streams end only after the last events reached them, so clients see why.
     for (const s of this.sessions.values()) s.log.close();
@@ -258,9 +293,8 @@ export class SessionManager {
 
   private claimLiveRoom(): undefined {
     // Restored sessions whose agent is not running cost a row, not a process: they do not count.
-    let live = this.reserved.size;
-    for (const s of this.sessions.values()) if (s.agentRunning) live++;
-    if (live < this.options.maxSessions) return undefined;
+    // Nor do warm spares here: they make way for a session (trim) rather than refuse it.
+    if (this.liveAgents() < this.options.maxSessions) return undefined;
     throw this.tooMany();
   }
 

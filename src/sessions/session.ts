@@ -1,7 +1,7 @@
 // One session: owns its agent handle, its converter state, its normalizer and its event log, and
 // is the only path between the HTTP layer and the agent. Status is derived from the normalizer
 // (the one bookkeeper of turns and pending HITL), so it can never disagree with the event stream.
-import type { AgentDriver, AgentHandle, ProcessExit, TurnInput } from '../agents/types.js';
+import type { AgentDriver, AgentHandle, AgentSink, ProcessExit, StartOptions, TurnInput } from '../agents/types.js';
 import { ApiError } from '../errors.js';
 import type { CreateSessionRequest, MessageRequest, PermissionReply, SessionInfo, SessionStatus } from '../schema/api.js';
 import type { UniversalEvent } from '../schema/events.js';
@@ -26,6 +26,8 @@ export interface SessionDeps {
   store: EventStore;
   /** Sees every event once it is in the log (the daemon's metrics, src/metrics/); must not throw. */
   onEvent?: (session: Session, event: UniversalEvent) => void;
+  /** The warm pool (warm-pool.ts): a ready agent for a new session whose options it can serve. */
+  spares?: { take(driver: AgentDriver, options: StartOptions, sink: AgentSink, firstTurnEvent: Promise<void>): AgentHandle | undefined };
 }
 
 export class Session {
@@ -49,6 +51,8 @@ export class Session {
   private suspending = false;
   /** The agent being started again on its native session (see resume). */
   private resuming: Promise<AgentHandle> | undefined;
+  /** Told when the first turn's first agent event is logged (the warm pool refills after it). */
+  private firstTurnEvent: (() => void) | undefined;
 
   /** A new session, or (`stored`) one read back from the store after a restart. */
   constructor(
@@ -96,8 +100,10 @@ export class Session {
   async start(): Promise<void> {
     const r = this.request;
     this.apply(this.normalizer.sessionCreated({ agent: r.agent, cwd: r.cwd, ...(r.model ? { model: r.model } : {}) }, r));
-    this.handle = await this.spawn(r.nativeSessionId);
-    this.logger.info({ cwd: r.cwd, pid: this.handle.pid, nativeSessionId: this.log.currentNativeSessionId }, 'session started');
+    const spare = this.spawn(r.nativeSessionId, true);
+    this.handle = spare instanceof Promise ? await spare : spare;
+    const pooled = !(spare instanceof Promise);
+    this.logger.info({ cwd: r.cwd, pid: this.handle.pid, nativeSessionId: this.log.currentNativeSessionId, pooled }, 'session started');
   }
 
   /**
@@ -109,23 +115,29 @@ export class Session {
     this.apply(this.normalizer.agentGone('daemon_restarted'));
   }
 
-  private spawn(nativeSessionId: string | undefined): Promise<AgentHandle> {
+  /** Starts the agent; a new session (`mayAdopt`) takes a warm spare instead when one serves it. */
+  private spawn(nativeSessionId: string | undefined, mayAdopt = false): Promise<AgentHandle> | AgentHandle {
     const r = this.request;
-    return this.driver.start(
-      {
-        sessionId: this.id,
-        cwd: r.cwd,
-        env: r.env ?? {},
-        model: r.model,
-        variant: r.variant,
-        nativeSessionId,
-        mcp: r.mcp,
-        agentMode: r.agentMode,
-        permissionMode: r.permissionMode,
-        logger: this.logger,
-      },
-      { native: (message) => this.onNative(message), exit: (exit) => this.onExit(exit) },
-    );
+    const options: StartOptions = {
+      sessionId: this.id,
+      cwd: r.cwd,
+      env: r.env ?? {},
+      model: r.model,
+      variant: r.variant,
+      nativeSessionId,
+      mcp: r.mcp,
+      agentMode: r.agentMode,
+      permissionMode: r.permissionMode,
+      logger: this.logger,
+    };
+    const sink: AgentSink = { native: (message) => this.onNative(message), exit: (exit) => this.onExit(exit) };
+    if (mayAdopt && this.deps.spares) {
+      const seen = new Promise<void>((resolve) => (this.firstTurnEvent = resolve));
+      const spare = this.deps.spares.take(this.driver, options, sink, seen);
+      if (spare) return spare;
+      this.firstTurnEvent = undefined;
+    }
+    return this.driver.start(options, sink);
   }
 
   /**
@@ -135,7 +147,7 @@ export class Session {
    */
   private async resume(): Promise<AgentHandle> {
     const nativeSessionId = this.log.currentNativeSessionId ?? this.request.nativeSessionId;
-    this.resuming = this.spawn(nativeSessionId);
+    this.resuming = Promise.resolve(this.spawn(nativeSessionId));
     try {
       this.handle = await this.resuming;
     } catch (err) {
@@ -179,6 +191,7 @@ export class Session {
     if (!this.normalizer.turnActive) {
       throw new ApiError('no_turn_running', `Session '${this.id}' has no running turn to interrupt.`, { sessionId: this.id });
     }
+    this.normalizer.interruptRequested();
     await handle.interrupt();
   }
 
@@ -336,6 +349,10 @@ export class Session {
       const event = this.log.append(n.event, n.raw, n.nativeSessionId);
       this.deps.onEvent?.(this, event);
       if (event.type === 'session.ended') this.endedAt = this.updatedAt;
+      if (this.firstTurnEvent && event.source === 'agent' && this.normalizer.turnActive) {
+        this.firstTurnEvent();
+        this.firstTurnEvent = undefined;
+      }
       this.policy.observe(event);
       return event;
     });

@@ -55,6 +55,13 @@ export const MIGRATIONS: Migration[] = [
       `);
     },
   },
+  {
+    version: 3,
+    summary: 'sessions whose events are being deleted in slices (session-drop.ts)',
+    up(db) {
+      db.exec('CREATE TABLE dropping (session_id TEXT PRIMARY KEY) WITHOUT ROWID;');
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -1,7 +1,8 @@
 // Keeping the store bounded: ended sessions are dropped after the retention period, and while the
 // file is over --max-store-mb the oldest ended sessions go first (live sessions are never dropped
 // for space: the operator is told by the size metric instead). Freed pages are given back to the
-// file system with incremental vacuum, so the bound is on disk, not only inside the file.
+// file system with incremental vacuum once the dropped sessions' events are deleted, so the bound
+// is on disk, not only inside the file.
 import type { Database } from './sqlite-binding.js';
 
 /** Bytes the file's live pages take (free pages not counted: they are reused or given back). */
@@ -13,8 +14,9 @@ export function storeBytes(db: Database): number {
 }
 
 /**
- * Deletes what the retention rules say must go, with `drop` (the store's own delete of one
- * session's rows); returns the ids of the sessions dropped.
+ * Drops what the retention rules say must go, with `drop` (the store's own delete of one session:
+ * its row at once, its events in slices); returns the ids of the sessions dropped. The space comes
+ * back with giveSpaceBack once their events are gone.
  */
 export function pruneSessions(db: Database, options: { endedBefore: string; maxBytes: number }, drop: (id: string) => void): string[] {
   const expired = db.prepare('SELECT id FROM sessions WHERE ended_at IS NOT NULL AND ended_at < ? ORDER BY ended_at').pluck().all(options.endedBefore) as string[];
@@ -35,11 +37,12 @@ export function pruneSessions(db: Database, options: { endedBefore: string; maxB
       over -= event_bytes;
     }
   }
-  if (dropped.length > 0) {
-    // Freed pages go back to the file system: first out of the WAL into the file, then off its end.
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    db.pragma('incremental_vacuum');
-    db.pragma('wal_checkpoint(TRUNCATE)');
-  }
   return dropped;
+}
+
+/** Freed pages go back to the file system: first out of the WAL into the file, then off its end. */
+export function giveSpaceBack(db: Database): void {
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.pragma('incremental_vacuum');
+  db.pragma('wal_checkpoint(TRUNCATE)');
 }

@@ -13,7 +13,8 @@
 import { Database, type Database as Db, type Statement } from './sqlite-binding.js';
 import type { CommitListener, EventStore, SessionProgress, SessionRecord, StoredEvent, StoreFailure } from './event-store.js';
 import { migrate } from './migrations.js';
-import { pruneSessions, storeBytes } from './retention.js';
+import { giveSpaceBack, pruneSessions, storeBytes } from './retention.js';
+import { SessionDrops } from './session-drop.js';
 
 export interface SqliteStoreOptions {
   /** `normal`: WAL with synchronous=NORMAL (a power loss may lose the last commits, never corrupts);
@@ -49,7 +50,9 @@ export class SqliteStore implements EventStore {
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly retryMs: number;
   private readonly commit: () => void;
-  private readonly dropTransaction: (id: string) => void;
+  private readonly drops: SessionDrops;
+  /** Retention dropped sessions: their space is given back once their events are deleted. */
+  private spaceToGiveBack = false;
   /** Multi-row INSERTs, largest first, each with its reused argument array. */
   private readonly multi: [number, Statement, unknown[]][];
 
@@ -62,9 +65,10 @@ export class SqliteStore implements EventStore {
     this.statements = prepare(this.db);
     this.multi = MULTI_ROWS.map((size) => [size, insertEvents(this.db, size), new Array<unknown>(size * 4)]);
     this.commit = this.db.transaction(() => this.write(this.staged));
-    this.dropTransaction = this.db.transaction((id: string) => {
-      this.statements.deleteEvents.run(id);
-      this.statements.deleteSession.run(id);
+    this.drops = new SessionDrops(this.db, () => {
+      if (!this.spaceToGiveBack) return;
+      this.spaceToGiveBack = false;
+      giveSpaceBack(this.db);
     });
   }
 
@@ -89,6 +93,7 @@ export class SqliteStore implements EventStore {
   }
 
   createSession(record: SessionRecord): void {
+    this.drops.finish(record.id); // an id used again: the old session's events go first, now
     this.staged.creates.push(record);
     this.schedule();
   }
@@ -124,6 +129,7 @@ export class SqliteStore implements EventStore {
   }
 
   readEvents(sessionId: string, after: number, limit: number): StoredEvent[] {
+    if (this.drops.has(sessionId)) return [];
     return this.statements.readEvents.all(sessionId, after, limit) as StoredEvent[];
   }
 
@@ -134,7 +140,14 @@ export class SqliteStore implements EventStore {
 
   prune(options: { endedBefore: string; maxBytes: number }): string[] {
     this.flush();
-    return pruneSessions(this.db, options, (id) => this.dropRows(id));
+    const dropped = pruneSessions(this.db, options, (id) => this.dropRows(id));
+    if (dropped.length > 0) this.spaceToGiveBack = true;
+    return dropped;
+  }
+
+  /** Resolves once every deleted session's events are gone from the file (session-drop.ts). */
+  drained(): Promise<void> {
+    return this.drops.drained();
   }
 
   sizeBytes(): number {
@@ -153,15 +166,16 @@ export class SqliteStore implements EventStore {
 
   close(): void {
     this.flush();
+    this.drops.close(); // a drop not finished resumes on the next start
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.listeners.clear();
     if (this.db.open) this.db.close();
   }
 
-  /** One session's rows, in one transaction; its commits are no longer reported. */
+  /** One session: its row now, its events in slices; its commits are no longer reported. */
   private dropRows(id: string): void {
     this.listeners.delete(id);
-    this.dropTransaction(id);
+    this.drops.drop(id);
   }
 
   private schedule(): void {
@@ -266,8 +280,6 @@ function prepare(db: Db) {
     insertEvent: db.prepare('INSERT INTO events (session_id, sequence, json, raw) VALUES (?, ?, ?, ?)'),
     readEvents: db.prepare('SELECT sequence, json, raw FROM events WHERE session_id = ? AND sequence > ? ORDER BY sequence LIMIT ?'),
     loadSessions: db.prepare('SELECT * FROM sessions ORDER BY created_at, rowid'),
-    deleteEvents: db.prepare('DELETE FROM events WHERE session_id = ?'),
-    deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
   };
 }
 

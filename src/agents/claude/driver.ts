@@ -15,6 +15,7 @@ import { ChildProcess } from '../../process/spawn.js';
 import type { Attachment, PermissionReply } from '../../schema/api.js';
 import { agentLocator } from '../discovery.js';
 import { parseNativeLine, type ProcessLimits, processSpawnOptions } from '../process-options.js';
+import { sameSpareOptions } from '../spare.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions, TurnInput } from '../types.js';
 import { claudeCapabilities } from './capabilities.js';
 import { claudeConverter } from './convert.js';
@@ -68,6 +69,8 @@ export function createClaudeDriver(limits: ProcessLimits, locate: LocateClaude =
     listModels: async (ctx) => modelsFrom(await askClaude(await locate(), ctx)),
     listModes: async (ctx) => modesFrom(await askClaude(await locate(), ctx)),
     start: (options, sink) => startClaude(options, sink, limits, locate),
+    // cwd, model, effort, agent and permission mode are fixed on its command line at spawn.
+    spareServes: sameSpareOptions,
   };
 }
 

@@ -27,6 +27,7 @@ import type { ChildProcess } from '../../process/spawn.js';
 import type { PermissionReply } from '../../schema/api.js';
 import { agentLocator } from '../discovery.js';
 import { processSpawnOptions, type ProcessLimits } from '../process-options.js';
+import { sameSpareOptions } from '../spare.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions } from '../types.js';
 import { codexCapabilities } from './capabilities.js';
 import { listCodexModels, listCodexModes, type CatalogueDeps } from './catalogue.js';
@@ -61,6 +62,9 @@ export function createCodexDriver(limits: ProcessLimits, locate: LocateCodex = c
     listModels: (ctx) => listCodexModels(ctx, catalogue),
     listModes: (ctx) => listCodexModes(ctx, catalogue),
     start: (options, sink) => startCodex(options, sink, limits, locate),
+    // The app-server could take another cwd per thread, but a spare's thread is started already
+    // (that is most of its start-up): its cwd, policy and model are fixed with it.
+    spareServes: sameSpareOptions,
   };
 }
 

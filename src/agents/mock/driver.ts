@@ -5,6 +5,7 @@ import { ApiError } from '../../errors.js';
 import { ChildProcess } from '../../process/spawn.js';
 import { VERSION } from '../../version.js';
 import { parseNativeLine, type ProcessLimits, processSpawnOptions } from '../process-options.js';
+import { sameSpareOptions } from '../spare.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions } from '../types.js';
 import { mockCapabilities } from './capabilities.js';
 import { mockConverter } from './convert.js';
@@ -29,6 +30,8 @@ export function createMockDriver(limits: ProcessLimits): AgentDriver {
     permissionModes: ['default', 'plan', 'bypass', 'acceptEdits'],
     models: { models: [{ id: 'mock-1', name: 'Mock 1' }], defaultModel: 'mock-1' },
     start: (options, sink) => startMock(options, sink, limits),
+    // cwd, model and mode are its command line: a spare serves the defaults it was started with.
+    spareServes: sameSpareOptions,
   };
 }
 

@@ -17,6 +17,7 @@ import { ApiError } from '../../errors.js';
 import type { Config } from '../../config.js';
 import { agentLocator } from '../discovery.js';
 import type { ProcessLimits } from '../process-options.js';
+import { sameSpareOptions } from '../spare.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions } from '../types.js';
 import { opencodeCapabilities } from './capabilities.js';
 import { modelRef, promptParts, serverConfig } from './config.js';
@@ -49,6 +50,9 @@ export function createOpencodeDriver(limits: ProcessLimits, locate: LocateOpenco
     listModels: (ctx) => listModels(locate, limits, ctx),
     listModes: (ctx) => listModes(locate, limits, ctx),
     start: (options, sink) => startOpencode(options, sink, limits, locate),
+    // The server's project directory and permission config are fixed at spawn, its session is
+    // created already, and the handle binds model, agent and variant at start.
+    spareServes: sameSpareOptions,
   };
 }
 
