@@ -155,7 +155,7 @@ export function flowTests(ctx: BrowserTestContext): void {
         const watched = await ctx.open('/', `http://127.0.0.1:${proxied}`);
         const { page } = watched;
         await createSession(page);
-        await send(page, 'slow 30');
+        await send(page, 'slow 50');
         const message = transcript(page).getByRole('article', { name: 'Assistant message' });
         await message.getByText('tick 5').waitFor();
         // The stream's connection is reset mid-turn, as a network or a proxy would: Chromium reports
@@ -164,10 +164,10 @@ export function flowTests(ctx: BrowserTestContext): void {
         watched.allow(/console: Failed to load resource: net::ERR_(CONNECTION_RESET|INCOMPLETE_CHUNKED_ENCODING|EMPTY_RESPONSE)/);
         expect(proxy.cut(/\/events\/sse/)).toBe(1);
         await page.getByRole('status', { name: 'Connection' }).getByText(/resumed after sequence \d+/).waitFor();
-        await message.getByText('tick 30').waitFor();
+        await message.getByText('tick 50').waitFor();
         // Every delta once, in order: nothing lost or repeated across the reconnection.
         const ticks = [...(await message.innerText()).matchAll(/tick (\d+)/g)].map((m) => Number(m[1]));
-        expect(ticks).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+        expect(ticks).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
         expect(watched.expected.some((p) => p.startsWith('request failed'))).toBe(true);
       } finally {
         await ctx.current()?.context.close(); // before the proxy goes, or the page's polls would fail
