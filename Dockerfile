@@ -10,10 +10,15 @@ FROM node:24-bookworm-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The npm workspace (client/) must be there for npm ci to install the tree the lock file describes.
+COPY client/package.json ./client/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY scripts/bundle.js ./scripts/
+COPY scripts/bundle.js scripts/build-web.js ./scripts/
+# The inspector (served at /ui/) is built from its sources and the client's (docs/inspector.md).
+COPY inspector ./inspector
+COPY client/src ./client/src
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim

@@ -14,6 +14,7 @@ import { installCors } from './http/cors.js';
 import { eventRoutes } from './http/events.js';
 import { daemonRoutes } from './http/health.js';
 import { installHostCheck } from './http/host.js';
+import { inspectorRoutes } from './http/inspector.js';
 import { installJsonParser } from './http/json-body.js';
 import { metricsRoutes } from './http/metrics.js';
 import { answerConnect, recordRoutes, RouteTable } from './http/methods.js';
@@ -49,6 +50,8 @@ export interface AppDeps {
   /** The event store; default: SQLite in config.dataDir when persistence is on and a data dir is
    *  set (the CLI always sets one), memory otherwise. The app closes it. */
   store?: EventStore;
+  /** The built inspector and API reference (dist/web); tests point it at a build of their own. */
+  webDir?: string;
 }
 
 export interface App {
@@ -176,6 +179,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   turnStreamRoutes(app, sessions, config, metrics);
   agentRoutes(app, agents, offerings, () => sessions.warmCounts());
   metricsRoutes(app, metrics);
+  inspectorRoutes(app, { dir: deps.webDir, tokenRequired: config.token !== undefined });
 
   // preClose, not onClose: the server waits for open connections before onClose runs, and live
   // SSE streams only end once their sessions are closed.

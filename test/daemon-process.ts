@@ -15,7 +15,7 @@ import { waitFor } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** Builds src/ into a fresh install (tsc, then the bundle bin/agentwire.js runs); returns its dir. */
+/** Builds src/ into a fresh install (tsc, the bundle bin/agentwire.js runs, the inspector); returns its dir. */
 export async function buildInstall(): Promise<{ dir: string; remove: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'agentwire-install-'));
   chmodSync(dir, 0o755); // mkdtemp makes it 0700; an agent user must read the mock's program
@@ -29,8 +29,10 @@ async function buildInto(dir: string): Promise<void> {
   mkdirSync(join(dir, 'bin'));
   copyFileSync(join(ROOT, 'bin/agentwire.js'), join(dir, 'bin/agentwire.js'));
   copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
+  copyFileSync(join(ROOT, 'openapi.json'), join(dir, 'openapi.json')); // shipped beside dist/, served at /openapi.json
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   await promisify(execFile)(process.execPath, [join(ROOT, 'scripts/bundle.js'), join(dir, 'dist')], { cwd: ROOT });
+  await promisify(execFile)(process.execPath, [join(ROOT, 'scripts/build-web.js'), join(dir, 'dist')], { cwd: ROOT });
 }
 
 /**

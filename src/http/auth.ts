@@ -1,4 +1,5 @@
-// Bearer-token auth (--token). Every route but /v1/health needs `Authorization: Bearer <token>`;
+// Bearer-token auth (--token). Every route but /v1/health and the inspector's static files (routes
+// with `config: { public: true }`, src/http/inspector.ts) needs `Authorization: Bearer <token>`;
 // the two streaming routes also take `?token=` because a browser EventSource cannot send headers.
 // CORS preflights are answered by the CORS plugin before this hook runs.
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -15,7 +16,7 @@ export function installAuth(app: FastifyInstance, token: string | undefined): vo
   if (!token) return;
   const expected = digest(token);
   app.addHook('onRequest', async (req) => {
-    if (OPEN_ROUTES.has(req.routeOptions.url ?? '')) return;
+    if (OPEN_ROUTES.has(req.routeOptions.url ?? '') || req.routeOptions.config.public) return;
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) return; // a preflight
     const presented = presentedToken(req);
     // Hashing first gives equal-length buffers, so the comparison time says nothing about the token.

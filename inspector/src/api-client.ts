@@ -1,0 +1,34 @@
+// The Api the page uses, implemented by @agentwire/client on the page's own origin. The token (when
+// the daemon wants one) goes in the Authorization header of every call, streams included: the
+// client reads streams with fetch, never EventSource, so no token ever appears in a URL.
+import { createClient, type AgentId } from '@agentwire/client';
+import type { Api } from './api.js';
+import { RequestLog } from './requests.js';
+
+export function createApi(token: string | undefined): Api {
+  const log = new RequestLog();
+  const client = createClient({ baseUrl: '', ...(token ? { token } : {}), fetch: log.fetch });
+  const session = (id: string) => client.sessions.handle(id);
+  return {
+    log,
+    health: () => client.health(),
+    agents: () => client.agents.list(),
+    install: (agent) => client.agents.install(agent as AgentId),
+    models: (agent) => client.agents.models(agent as AgentId),
+    modes: (agent) => client.agents.modes(agent as AgentId),
+    sessions: () => client.sessions.list(),
+    create: async (body) => (await client.sessions.create(body)).id,
+    info: (id) => session(id).info(),
+    // The page keeps following after session.ended (a terminate from elsewhere, a delete), and a
+    // stream that is only quiet is not dropped: the daemon's keep-alives say it is alive.
+    events: (id, { includeRaw, signal, onReconnect }) =>
+      session(id).events({ includeRaw, signal, untilEnded: false, onReconnect: (info) => onReconnect(info.cursor) }),
+    send: (id, text) => session(id).send(text),
+    replyPermission: (id, permissionId, reply) => session(id).replyPermission(permissionId, reply),
+    replyQuestion: (id, questionId, answers) => session(id).replyQuestion(questionId, answers),
+    rejectQuestion: (id, questionId) => session(id).rejectQuestion(questionId),
+    interrupt: (id) => session(id).interrupt(),
+    terminate: (id) => session(id).terminate(),
+    remove: (id) => client.sessions.delete(id),
+  };
+}

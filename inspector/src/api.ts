@@ -1,0 +1,32 @@
+// The page's one way to the daemon: @agentwire/client, behind the few calls the page makes. The
+// client gets the page's recording fetch (requests.ts), so every request can be shown and copied
+// as curl, and a dropped event stream is visible the moment it drops.
+import type { AgentInfo, CreateSessionRequest, ModelsResponse, ModesResponse, PermissionReply, SessionInfo, UniversalEvent } from './types.js';
+import type { RequestLog } from './requests.js';
+
+export interface Health {
+  status: string;
+  version: string;
+  uptimeMs: number;
+}
+
+export interface Api {
+  readonly log: RequestLog;
+  health(): Promise<Health>;
+  agents(): Promise<AgentInfo[]>;
+  install(agent: string): Promise<void>;
+  models(agent: string): Promise<ModelsResponse>;
+  modes(agent: string): Promise<ModesResponse>;
+  sessions(): Promise<SessionInfo[]>;
+  /** Creates a session; its id. */
+  create(body: CreateSessionRequest): Promise<string>;
+  info(id: string): Promise<SessionInfo>;
+  events(id: string, options: { includeRaw: boolean; signal: AbortSignal; onReconnect: (cursor: number) => void }): AsyncIterable<UniversalEvent>;
+  send(id: string, text: string): Promise<void>;
+  replyPermission(id: string, permissionId: string, reply: PermissionReply): Promise<void>;
+  replyQuestion(id: string, questionId: string, answers: string[][]): Promise<void>;
+  rejectQuestion(id: string, questionId: string): Promise<void>;
+  interrupt(id: string): Promise<void>;
+  terminate(id: string): Promise<void>;
+  remove(id: string): Promise<void>;
+}

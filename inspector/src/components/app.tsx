@@ -1,0 +1,61 @@
+// The page: the Connect form while the daemon wants a token the page does not have, then the
+// header, the sidebar (new session, sessions, agents) and the open session.
+import { useCallback, useMemo, useState } from 'preact/hooks';
+import { createApi } from '../api-client.js';
+import { Feedback } from '../feedback.js';
+import { useRoute } from '../router.js';
+import { forgetToken, storeToken, takeToken, tokenRequired } from '../token.js';
+import { AgentsPanel } from './agents-panel.js';
+import { ConnectForm } from './connect-form.js';
+import { Header } from './header.js';
+import { NewSessionForm } from './new-session-form.js';
+import { SessionList } from './session-list.js';
+import { SessionView } from './session-view.js';
+
+export function App() {
+  const needsToken = tokenRequired();
+  const [token, setToken] = useState(() => takeToken());
+  const [refused, setRefused] = useState(false);
+  const api = useMemo(() => (needsToken && !token ? undefined : createApi(token)), [token, needsToken]);
+  const route = useRoute();
+  const unauthorized = useCallback(() => {
+    forgetToken();
+    setRefused(true);
+    setToken(undefined);
+  }, []);
+
+  if (!api) {
+    return (
+      <ConnectForm
+        refused={refused}
+        onConnect={(t) => {
+          storeToken(t);
+          setRefused(false);
+          setToken(t);
+        }}
+      />
+    );
+  }
+  return (
+    <Feedback onUnauthorized={unauthorized}>
+      <Header api={api} signedIn={needsToken} onSignOut={unauthorized} />
+      <div class="layout">
+        <nav class="sidebar" aria-label="Sessions and agents">
+          <NewSessionForm api={api} />
+          <SessionList api={api} current={route.page === 'session' ? route.id : undefined} />
+          <AgentsPanel api={api} />
+        </nav>
+        <main class="main">
+          {route.page === 'session' ? (
+            <SessionView key={route.id} api={api} id={route.id} />
+          ) : (
+            <section class="welcome" aria-label="Welcome">
+              <h2>No session open</h2>
+              <p>Create a session with the form, or open one from the list. The mock agent needs nothing installed: send it <code>help</code>.</p>
+            </section>
+          )}
+        </main>
+      </div>
+    </Feedback>
+  );
+}

@@ -1,0 +1,153 @@
+// One session: its header and connection state, the transcript or the events table or the
+// requests, the pending permission and question cards, and the composer. Its events come from one
+// client stream (session.events(), which resumes by itself), folded by Transcript.
+import { useEffect, useLayoutEffect, useReducer, useRef, useState } from 'preact/hooks';
+import type { Api } from '../api.js';
+import { describe, useReport } from '../feedback.js';
+import { Transcript } from '../transcript.js';
+import type { SessionInfo } from '../types.js';
+import { Composer } from './composer.js';
+import { ConnectionIndicator } from './connection-indicator.js';
+import { EventsTable } from './events-table.js';
+import { PermissionCard, QuestionCard } from './hitl-cards.js';
+import { RequestsPanel } from './requests-panel.js';
+import { sessionsChanged } from './session-list.js';
+import { TranscriptView } from './transcript-view.js';
+
+type Tab = 'transcript' | 'events' | 'requests';
+const TABS: [Tab, string][] = [
+  ['transcript', 'Transcript'],
+  ['events', 'Events'],
+  ['requests', 'Requests'],
+];
+
+export function SessionView(props: { api: Api; id: string }) {
+  const { api, id } = props;
+  const report = useReport();
+  const [info, setInfo] = useState<SessionInfo | undefined>();
+  const [missing, setMissing] = useState<string | undefined>();
+  const [includeRaw, setIncludeRaw] = useState(false);
+  const [tab, setTab] = useState<Tab>('transcript');
+  const [, rerender] = useReducer((n: number) => n + 1, 0);
+  const transcript = useRef(new Transcript());
+  // The view follows new output while it is scrolled to the end, and stays put when the person
+  // scrolled up to read.
+  const panel = useRef<HTMLDivElement>(null);
+  const following = useRef(true);
+  useLayoutEffect(() => {
+    const el = panel.current;
+    if (el && following.current) el.scrollTop = el.scrollHeight;
+  });
+
+  useEffect(() => {
+    api.info(id).then(setInfo, (err) => ((err as { status?: number }).status === 404 ? setMissing(describe(err)) : report(err)));
+  }, [api, id]);
+
+  // One stream per (session, include_raw); events are folded as they come and drawn at most once
+  // per frame, so a flood of deltas costs one render per frame, not one per event.
+  useEffect(() => {
+    transcript.current = new Transcript();
+    rerender(0);
+    const abort = new AbortController();
+    let frame = 0;
+    const draw = () => {
+      frame = 0;
+      rerender(0);
+    };
+    void (async () => {
+      try {
+        for await (const event of api.events(id, { includeRaw, signal: abort.signal, onReconnect: () => rerender(0) })) {
+          transcript.current.apply(event);
+          if (event.type === 'session.ended') api.info(id).then(setInfo, () => undefined);
+          frame ||= requestAnimationFrame(draw);
+        }
+      } catch (err) {
+        if (abort.signal.aborted) return;
+        if ((err as { status?: number }).status === 404) setMissing(describe(err));
+        else report(err);
+      }
+    })();
+    return () => {
+      abort.abort();
+      if (frame) cancelAnimationFrame(frame);
+    };
+  }, [api, id, includeRaw]);
+
+  const t = transcript.current;
+  const status = t.lastSequence > 0 ? t.status : info?.status;
+  // The list shows the status this stream just told, without waiting for its next poll.
+  useEffect(() => sessionsChanged(), [status]);
+
+  if (missing) {
+    return (
+      <section class="session" aria-label="Session">
+        <h2>{id}</h2>
+        <p role="status">{missing}</p>
+      </section>
+    );
+  }
+  return (
+    <section class="session" aria-labelledby="session-heading">
+      <div class="session-head">
+        <h2 id="session-heading">{info?.title || id}</h2>
+        <p class="muted small">
+          {info ? `${info.agent} · model ${info.model ?? 'default'}${info.variant ? ` (${info.variant})` : ''} · mode ${info.agentMode} · permissions ${info.permissionMode} · ${info.cwd}` : id}
+          {info?.restored && <span class="badge">restored</span>}
+        </p>
+        <p>
+          Status: <span class={`status status-${status ?? 'unknown'}`} aria-label="Session status">{status ?? '…'}</span>
+        </p>
+        <ConnectionIndicator log={api.log} sessionId={id} lastSequence={t.lastSequence} ended={t.ended !== undefined} />
+      </div>
+      <div role="tablist" aria-label="Session views" class="tabs">
+        {TABS.map(([value, label]) => (
+          <button
+            key={value}
+            type="button"
+            role="tab"
+            id={`tab-${value}`}
+            aria-selected={tab === value}
+            aria-controls={`panel-${value}`}
+            tabIndex={tab === value ? 0 : -1}
+            onClick={() => setTab(value)}
+            onKeyDown={(e) => {
+              const i = TABS.findIndex(([v]) => v === tab);
+              const next = e.key === 'ArrowRight' ? i + 1 : e.key === 'ArrowLeft' ? i - 1 : undefined;
+              if (next === undefined) return;
+              const [v] = TABS[(next + TABS.length) % TABS.length]!;
+              setTab(v);
+              document.getElementById(`tab-${v}`)?.focus();
+            }}
+          >
+            {label}
+          </button>
+        ))}
+      </div>
+      <div
+        role="tabpanel"
+        id={`panel-${tab}`}
+        aria-labelledby={`tab-${tab}`}
+        class="tabpanel"
+        ref={panel}
+        tabIndex={0}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          following.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+        }}
+      >
+        {tab === 'transcript' && <TranscriptView transcript={t} />}
+        {tab === 'events' && <EventsTable events={t.events} includeRaw={includeRaw} onIncludeRaw={setIncludeRaw} />}
+        {tab === 'requests' && <RequestsPanel log={api.log} />}
+      </div>
+      <div class="hitl">
+        {[...t.permissions.values()].map((p) => (
+          <PermissionCard key={p.permission_id} api={api} sessionId={id} permission={p} />
+        ))}
+        {[...t.questions.values()].map((q) => (
+          <QuestionCard key={q.question_id} api={api} sessionId={id} question={q} />
+        ))}
+      </div>
+      <Composer api={api} sessionId={id} status={status} />
+    </section>
+  );
+}
