@@ -1,0 +1,151 @@
+// The transcript mirror against a real PostgreSQL server and real durable daemons: three daemons
+// flooded while the `agentwire-mirror` command and one daemon are SIGKILLed and started again,
+// after which PostgreSQL holds exactly the daemons' (session, sequence, event_id), no more, no
+// fewer; and the smaller promises: migrations run twice, resuming at the highest stored sequence,
+// sessions created while the mirror was away, a daemon down when the mirror starts.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { clientSource } from '../client/src/mirror/client-source.js';
+import { migrate, mirror, type Mirror } from '../client/src/mirror/index.js';
+import type { DaemonSource, DaemonTarget } from '../client/src/mirror/types.js';
+import { killDaemons, removeInstall, setUpInstall } from './daemon-process.js';
+import { waitFor } from './helpers.js';
+import { startPostgres, type Postgres } from './support/postgres.js';
+import { buildMirrorCommand, FleetDaemon, MirrorProcess, storedCount, storedKeys } from './support/mirror-fleet.js';
+
+let server: Postgres;
+let command: { bin: string; remove: () => void };
+let mockHome: string;
+let databases = 0;
+const cleanups: (() => Promise<void> | void)[] = [];
+
+beforeAll(async () => {
+  // The server first: without its binaries the file fails at once, saying what to install.
+  server = await startPostgres();
+  mockHome = mkdtempSync(join(tmpdir(), 'aw-mirror-mock-'));
+  [command] = await Promise.all([buildMirrorCommand(), setUpInstall()]);
+}, 180_000);
+
+afterAll(async () => {
+  removeInstall();
+  command?.remove();
+  await server?.stop();
+  if (mockHome) rmSync(mockHome, { recursive: true, force: true });
+});
+
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+  killDaemons();
+});
+
+/** A fresh database, and a pool on it closed after the test. */
+async function database(): Promise<{ url: string; db: pg.Pool }> {
+  const url = await server.createDatabase(`mirror_${++databases}`);
+  const db = new pg.Pool({ connectionString: url, max: 2 });
+  cleanups.push(() => db.end());
+  return { url, db };
+}
+
+async function fleetDaemon(id: string): Promise<FleetDaemon> {
+  const d = await FleetDaemon.create(id, mockHome);
+  cleanups.push(() => d.remove());
+  return d;
+}
+
+const target = (d: FleetDaemon): DaemonTarget => ({ id: d.id, baseUrl: d.baseUrl, token: d.token });
+
+/** mirror() in this process, stopped after the test. */
+async function startMirror(url: string, daemons: DaemonTarget[], source?: (d: DaemonTarget) => DaemonSource): Promise<Mirror> {
+  const m = await mirror({ connectionString: url, daemons, pollIntervalMs: 200, maxBackoffMs: 500, ...(source ? { source } : {}) });
+  cleanups.push(() => m.stop());
+  return m;
+}
+
+/** Until PostgreSQL holds as many events as the daemons serve; then the exact comparison. */
+async function expectMirrored(db: pg.Pool, daemons: FleetDaemon[], timeoutMs = 30_000): Promise<number> {
+  for (const d of daemons) await d.settled();
+  const expected = (await Promise.all(daemons.map((d) => d.eventKeys()))).flat().sort();
+  await waitFor(async () => (await storedCount(db)) >= expected.length, timeoutMs, `${expected.length} events in PostgreSQL`);
+  expect(await storedKeys(db)).toEqual(expected);
+  return expected.length;
+}
+
+async function turn(d: FleetDaemon, session: string, message: string): Promise<void> {
+  await d.call('POST', `/v1/sessions/${session}/messages`, { message });
+  await d.settled();
+}
+
+describe('mirror: schema', () => {
+  it('migrations are versioned and idempotent: a second run (and a second mirror) changes nothing', async () => {
+    const { url, db } = await database();
+    expect(await migrate(db)).toEqual([1]);
+    expect(await migrate(db)).toEqual([]);
+    const { rows } = await db.query('SELECT version, name FROM agentwire_mirror_migrations');
+    expect(rows).toEqual([{ version: 1, name: 'sessions and events' }]);
+    const d = await fleetDaemon('schema');
+    await d.call('POST', '/v1/sessions/s1', { agent: 'mock' });
+    await turn(d, 's1', 'tool');
+    const m = await startMirror(url, [target(d)]);
+    await expectMirrored(db, [d]);
+    await m.stop();
+    const again = await startMirror(url, [target(d)]);
+    await waitFor(() => again.stats().daemons[0]!.up, 10_000, 'the second mirror to list the daemon');
+    expect(await migrate(db)).toEqual([]);
+    const session = (await db.query('SELECT agent, status, info FROM agentwire_sessions WHERE session_id = $1', ['s1'])).rows[0];
+    expect(session).toMatchObject({ agent: 'mock', status: 'idle', info: { sessionId: 's1', agent: 'mock' } });
+  });
+});
+
+describe('mirror: resuming', () => {
+  it('resumes each session after its highest stored sequence, and picks up sessions created while it was away', async () => {
+    const { url, db } = await database();
+    const d = await fleetDaemon('resume');
+    await d.call('POST', '/v1/sessions/old', { agent: 'mock' });
+    await turn(d, 'old', 'flood 500');
+    const first = await startMirror(url, [target(d)]);
+    const before = await expectMirrored(db, [d]);
+    await first.stop();
+
+    await turn(d, 'old', 'flood 300');
+    await d.call('POST', '/v1/sessions/new', { agent: 'mock' });
+    await turn(d, 'new', 'tool');
+    await d.call('POST', '/v1/sessions/new/terminate');
+
+    const asked: { session: string; after: number }[] = [];
+    const spy = (t: DaemonTarget): DaemonSource => {
+      const real = clientSource(t);
+      return { listSessions: (s) => real.listSessions(s), events: (session, after, s) => (asked.push({ session, after }), real.events(session, after, s)) };
+    };
+    const second = await startMirror(url, [target(d)], spy);
+    const total = await expectMirrored(db, [d]);
+    expect(asked.find((a) => a.session === 'old')?.after).toBe(before);
+    expect(asked.find((a) => a.session === 'new')?.after).toBe(0);
+    // Nothing was written twice: the second mirror stored exactly what the first had not.
+    expect(second.stats().eventsWritten).toBe(total - before);
+    const rows = (await db.query('SELECT session_id, status FROM agentwire_sessions ORDER BY session_id')).rows;
+    expect(rows).toEqual([{ session_id: 'new', status: 'ended' }, { session_id: 'old', status: 'idle' }]);
+  });
+
+  it('a daemon down when the mirror starts is retried with backoff and never holds up the others', async () => {
+    const { url, db } = await database();
+    const up = await fleetDaemon('up');
+    const down = await fleetDaemon('down');
+    await down.kill();
+    await up.call('POST', '/v1/sessions/a', { agent: 'mock' });
+    const m = await startMirror(url, [target(down), target(up)]);
+    await turn(up, 'a', 'flood 200');
+    await expectMirrored(db, [up]);
+    const stats = m.stats().daemons.find((s) => s.id === 'down')!;
+    expect(stats).toMatchObject({ up: false, eventsWritten: 0 });
+    expect(stats.lastError).toBeTruthy();
+
+    await down.restart();
+    await down.call('POST', '/v1/sessions/b', { agent: 'mock' });
+    await turn(down, 'b', 'flood 200');
+    await expectMirrored(db, [up, down]);
+    expect(m.stats().daemons.every((s) => s.up)).toBe(true);
+  });
+});

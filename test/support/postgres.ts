@@ -1,0 +1,157 @@
+// A throwaway PostgreSQL server for the mirror's tests: the real server (Debian's `postgresql`,
+// which .ci/run installs), initdb'd into a temp dir and started on a free loopback port, its unix
+// socket in that dir too, so it never meets the machine's own cluster (the one the Debian package
+// may have started on 5432). Torn down by stop(). initdb refuses to run as root, so as root the
+// cluster is created and run as the `postgres` user (or `nobody`), owning the temp dir.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { lookupUser } from '../../src/process/agent-user.js';
+
+export interface Postgres {
+  /** postgres://…@127.0.0.1:<port>/postgres */
+  url: string;
+  port: number;
+  /** A fresh, empty database on this server; its connection string. */
+  createDatabase(name: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** The directory holding initdb and postgres: $PG_BIN, Debian's newest, or PATH. */
+export function findServerBinaries(): string {
+  const candidates: string[] = [];
+  if (process.env.PG_BIN) candidates.push(process.env.PG_BIN);
+  const debian = '/usr/lib/postgresql';
+  if (existsSync(debian)) {
+    const versions = readdirSync(debian).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    candidates.push(...versions.map((v) => join(debian, v, 'bin')));
+  }
+  candidates.push(...(process.env.PATH ?? '').split(':').filter(Boolean), '/usr/local/bin');
+  const dir = candidates.find((d) => existsSync(join(d, 'initdb')) && existsSync(join(d, 'postgres')));
+  if (!dir) {
+    // A failure, never a skip: the mirror's guarantees are only tested against the real server.
+    throw new Error(
+      'PostgreSQL server binaries (initdb, postgres) not found in $PG_BIN, /usr/lib/postgresql/*/bin or PATH. ' +
+        'Install them (Debian: apt-get install -y postgresql; .ci/run does) or point PG_BIN at their directory.',
+    );
+  }
+  return dir;
+}
+
+/** Who runs the server: ourselves, or as root an unprivileged user that will own the cluster. */
+function serverUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const passwd = readFileSync('/etc/passwd', 'utf8');
+  const user = lookupUser('postgres', passwd) ?? lookupUser('nobody', passwd);
+  if (!user) throw new Error('running as root, and neither a postgres nor a nobody user exists to run the test PostgreSQL server as');
+  return { uid: user.uid, gid: user.gid };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function run(bin: string, args: string[], user: { uid: number; gid: number } | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' }, ...(user ?? {}) });
+    let output = '';
+    child.stdout!.on('data', (c: Buffer) => (output += c));
+    child.stderr!.on('data', (c: Buffer) => (output += c));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${bin} exited ${code}:\n${output}`))));
+  });
+}
+
+/** Starts a fresh server; resolves once it accepts connections. */
+export async function startPostgres(): Promise<Postgres> {
+  const bin = findServerBinaries();
+  const user = serverUser();
+  const dir = mkdtempSync(join(tmpdir(), 'agentwire-pg-'));
+  if (user) chownSync(dir, user.uid, user.gid);
+  const data = join(dir, 'data');
+  await run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], user);
+
+  // A port taken between freePort() and the server's bind is retried with another one.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const server = spawnServer(join(bin, 'postgres'), data, dir, port, user);
+    try {
+      await server.ready;
+    } catch (error) {
+      if (attempt < 3) continue;
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
+    const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+    return {
+      url,
+      port,
+      async createDatabase(name) {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        try {
+          await client.query(`CREATE DATABASE "${name}"`);
+        } finally {
+          await client.end();
+        }
+        return `postgres://postgres@127.0.0.1:${port}/${name}`;
+      },
+      async stop() {
+        await server.stop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+}
+
+interface Server {
+  ready: Promise<void>;
+  stop(): Promise<void>;
+}
+
+function spawnServer(bin: string, data: string, socketDir: string, port: number, user: { uid: number; gid: number } | undefined): Server {
+  // fsync and full-page writes off: a throwaway cluster needs no crash safety of its own, and a
+  // test's speed should not depend on how slow the shared disk is today.
+  const args = ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir}`];
+  args.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=100');
+  const child: ChildProcess = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' }, ...(user ?? {}) });
+  let log = '';
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`PostgreSQL did not start within 30 s:\n${log}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      log += chunk.toString();
+      if (log.includes('database system is ready to accept connections')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`PostgreSQL exited ${code} before it was ready:\n${log}`));
+    });
+  });
+  ready.catch(() => {});
+  return {
+    ready,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGINT'); // fast shutdown: disconnects clients, no waiting for them
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
