@@ -1,0 +1,84 @@
+// createClient(): the entry point. `agents` and `sessions` group the REST calls; a session's own
+// calls (messages, events, turns, replies) live on its Session handle.
+import { Session } from './session.js';
+import { seg, Transport, type ClientOptions } from './transport.js';
+import type {
+  AgentId,
+  AgentInfo,
+  CallOptions,
+  CreateSessionRequest,
+  HealthResponse,
+  InstallAgentRequest,
+  ModelsResponse,
+  ModesResponse,
+  SessionInfo,
+} from './types.js';
+
+/** Creating waits for the agent to start, and may first install its CLI (autoInstall). */
+export const CREATE_TIMEOUT_MS = 300_000;
+/** An install downloads a CLI from the npm registry. */
+export const INSTALL_TIMEOUT_MS = 600_000;
+
+export interface AgentwireClient {
+  readonly baseUrl: string;
+  health(options?: CallOptions): Promise<HealthResponse>;
+  agents: {
+    list(options?: CallOptions): Promise<AgentInfo[]>;
+    install(agent: AgentId, request?: InstallAgentRequest & CallOptions): Promise<void>;
+    models(agent: AgentId, options?: CallOptions): Promise<ModelsResponse>;
+    modes(agent: AgentId, options?: CallOptions): Promise<ModesResponse>;
+  };
+  sessions: {
+    /** The daemon picks the id (`sess_…`). */
+    create(request: CreateSessionRequest, options?: CallOptions): Promise<Session>;
+    /** You pick the id; 409 `session_exists` if it is taken. */
+    create(id: string, request: CreateSessionRequest, options?: CallOptions): Promise<Session>;
+    /** A handle for an existing session (checked: 404 `session_not_found` otherwise). */
+    get(id: string, options?: CallOptions): Promise<Session>;
+    /** A handle without asking the daemon anything. */
+    handle(id: string): Session;
+    /** Every session, newest first. */
+    list(options?: CallOptions): Promise<SessionInfo[]>;
+    delete(id: string, options?: CallOptions): Promise<void>;
+  };
+}
+
+export function createClient(options: ClientOptions): AgentwireClient {
+  const transport = new Transport(options);
+  const handle = (id: string) => new Session(transport, id);
+
+  async function create(idOrRequest: string | CreateSessionRequest, second?: CreateSessionRequest | CallOptions, third?: CallOptions): Promise<Session> {
+    if (typeof idOrRequest === 'string') {
+      const call = { timeoutMs: CREATE_TIMEOUT_MS, ...third };
+      await transport.json('POST', `/v1/sessions/${seg(idOrRequest)}`, { ...call, body: second });
+      return handle(idOrRequest);
+    }
+    const call = { timeoutMs: CREATE_TIMEOUT_MS, ...(second as CallOptions | undefined) };
+    const info = await transport.json<SessionInfo>('POST', '/v1/sessions', { ...call, body: idOrRequest });
+    return handle(info.sessionId);
+  }
+
+  return {
+    baseUrl: transport.baseUrl,
+    health: (call) => transport.json('GET', '/v1/health', call),
+    agents: {
+      list: async (call) => (await transport.json<{ agents: AgentInfo[] }>('GET', '/v1/agents', call)).agents,
+      install: async (agent, request = {}) => {
+        const { signal, timeoutMs, ...body } = request;
+        await transport.json('POST', `/v1/agents/${seg(agent)}/install`, { signal, timeoutMs: timeoutMs ?? INSTALL_TIMEOUT_MS, body });
+      },
+      models: (agent, call) => transport.json('GET', `/v1/agents/${seg(agent)}/models`, call),
+      modes: (agent, call) => transport.json('GET', `/v1/agents/${seg(agent)}/modes`, call),
+    },
+    sessions: {
+      create: create as AgentwireClient['sessions']['create'],
+      get: async (id, call) => {
+        await transport.json('GET', `/v1/sessions/${seg(id)}`, call);
+        return handle(id);
+      },
+      handle,
+      list: async (call) => (await transport.json<{ sessions: SessionInfo[] }>('GET', '/v1/sessions', call)).sessions,
+      delete: (id, call) => handle(id).delete(call),
+    },
+  };
+}

@@ -1,0 +1,163 @@
+// session.turn(): one turn from message to turn.ended. The first leg is the daemon's NDJSON turn
+// stream; it closes at a permission or question, which the callbacks answer, and the rest of the
+// turn is followed with session.events() from the last sequence seen (which also covers a turn
+// stream cut by the network). Aborting, a timeout, or a callback that throws interrupts the turn.
+import { Cancel } from './cancel.js';
+import { AgentwireError } from './errors.js';
+import type { Session } from './session.js';
+import { ndjsonLines } from './streams.js';
+import { seg, type Transport } from './transport.js';
+import type { CallOptions, EventOf, MessageRequest, PermissionReply, PermissionRequest, QuestionAnswers, QuestionRequest, UniversalEvent } from './types.js';
+
+export interface TurnOptions extends CallOptions {
+  /**
+   * Answers a permission request (may be async). Without it the request is left to someone else
+   * (another client, the session's permissionPolicy or hitlTimeoutMs) and the turn waits.
+   */
+  onPermission?: (request: PermissionRequest, event: EventOf<'permission.requested'>) => PermissionReply | Promise<PermissionReply>;
+  /** Answers a question: one array of chosen options per question, or null to reject it. Without it, as for permissions. */
+  onQuestion?: (request: QuestionRequest, event: EventOf<'question.requested'>) => QuestionAnswers | null | Promise<QuestionAnswers | null>;
+  /** Every event of the turn as it arrives (progress display). */
+  onEvent?: (event: UniversalEvent) => void;
+  includeRaw?: boolean;
+  /**
+   * `timeoutMs` here bounds the whole turn (default: none, a turn takes as long as the agent does);
+   * `requestTimeoutMs` bounds the wait for the turn stream's answer head (default: the client's timeoutMs).
+   */
+  requestTimeoutMs?: number;
+}
+
+export interface TurnResult {
+  turnId: string | undefined;
+  /** Every event from turn.started to turn.ended (or session.ended), in order. */
+  events: UniversalEvent[];
+  /** The text of the turn's last completed assistant message ('' when there was none). */
+  text: string;
+  /** `turn.ended` metadata.usage, when the agent reports it. */
+  usage: unknown;
+  /** `turn.ended` metadata.reason (`completed`, `interrupted`, `error`, `terminated`, `agent_exited`), or `session_ended`. */
+  reason: string;
+  /** The turn.ended event itself (undefined if the session ended without one). */
+  ended: EventOf<'turn.ended'> | undefined;
+}
+
+export async function runTurn(session: Session, transport: Transport, body: MessageRequest, options: TurnOptions): Promise<TurnResult> {
+  const cancel = new Cancel(options.signal);
+  cancel.arm(options.timeoutMs);
+  const events: UniversalEvent[] = [];
+  let turnId: string | undefined;
+  let done: TurnResult | undefined;
+  let cursor = 0;
+  let dispatched = false;
+
+  const handle = async (event: UniversalEvent): Promise<void> => {
+    if (event.sequence <= cursor) return;
+    cursor = event.sequence;
+    events.push(event);
+    options.onEvent?.(event);
+    if (event.type === 'turn.started') turnId ??= event.data.turn_id;
+    else if (event.type === 'permission.requested' && options.onPermission) {
+      const reply = await options.onPermission(event.data, event);
+      await tolerateResolved(session.replyPermission(event.data.permission_id, reply, { signal: cancel.signal }));
+    } else if (event.type === 'question.requested' && options.onQuestion) {
+      const answers = await options.onQuestion(event.data, event);
+      const id = event.data.question_id;
+      await tolerateResolved(answers === null ? session.rejectQuestion(id, { signal: cancel.signal }) : session.replyQuestion(id, answers, { signal: cancel.signal }));
+    } else if (event.type === 'turn.ended' && (turnId === undefined || event.data.turn_id === undefined || event.data.turn_id === turnId)) {
+      done = result(turnId, events, event);
+    } else if (event.type === 'session.ended') done ??= result(turnId, events, undefined);
+  };
+
+  try {
+    // Where the log stands before the turn: the fallback cursor if the turn stream breaks before its first event.
+    cursor = (await session.info({ signal: cancel.signal, timeoutMs: options.requestTimeoutMs ?? transport.timeoutMs })).eventCount;
+    const opened = new Cancel(cancel.signal);
+    try {
+      opened.arm(options.requestTimeoutMs ?? transport.timeoutMs);
+      const response = await transport.stream('POST', `/v1/sessions/${seg(session.id)}/messages/stream`, {
+        body,
+        accept: 'application/x-ndjson',
+        query: { include_raw: options.includeRaw ? true : undefined },
+        timeoutMs: options.requestTimeoutMs,
+      }, opened);
+      dispatched = true;
+      opened.disarm();
+      for await (const line of ndjsonLines(response.body!)) {
+        await handle(parseLine(line));
+        if (done) return done;
+      }
+    } catch (error) {
+      // Refused before the turn started (409 turn_in_progress, 404 …): nothing to follow.
+      if (!dispatched || cancel.signal.aborted || !isTransportFailure(error)) throw error;
+    } finally {
+      opened.abort('closed');
+      opened.dispose();
+    }
+    // The turn stream closed at a pause (or broke): follow the log until this turn ends.
+    for await (const event of session.events({ after: cursor, includeRaw: options.includeRaw, signal: cancel.signal })) {
+      await handle(event);
+      if (done) return done;
+    }
+    if (cancel.signal.aborted) throw cancel.errorFor(undefined, `turn of session '${session.id}'`, options.timeoutMs);
+    throw new AgentwireError('stream_closed', `session '${session.id}': the event stream ended before the turn did`);
+  } catch (error) {
+    const failure = cancel.signal.aborted ? cancel.errorFor(error, `turn of session '${session.id}'`, options.timeoutMs) : error;
+    if (dispatched && !done) await interruptQuietly(session);
+    throw failure;
+  } finally {
+    cancel.dispose();
+  }
+}
+
+function result(turnId: string | undefined, events: UniversalEvent[], ended: EventOf<'turn.ended'> | undefined): TurnResult {
+  const metadata = (ended?.data.metadata ?? {}) as { reason?: unknown; usage?: unknown };
+  return {
+    turnId,
+    events,
+    text: finalText(events),
+    usage: metadata.usage,
+    reason: ended ? String(metadata.reason ?? 'completed') : 'session_ended',
+    ended,
+  };
+}
+
+/** The text parts of the last completed assistant message. */
+export function finalText(events: UniversalEvent[]): string {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    if (event.type !== 'item.completed') continue;
+    const item = event.data.item;
+    if (item.kind !== 'message' || item.role !== 'assistant') continue;
+    return item.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+  }
+  return '';
+}
+
+function parseLine(line: string): UniversalEvent {
+  try {
+    const event = JSON.parse(line) as UniversalEvent;
+    if (typeof event?.sequence === 'number') return event;
+  } catch {
+    // reported below
+  }
+  throw new AgentwireError('invalid_response', `a turn stream line that is not a universal event: ${line.slice(0, 200)}`);
+}
+
+function isTransportFailure(error: unknown): boolean {
+  return AgentwireError.is(error) && error.status === undefined && (error.code === 'network_error' || error.code === 'timeout');
+}
+
+/** Another client (or the daemon's HITL timeout) answered first: the turn goes on either way. */
+async function tolerateResolved(reply: Promise<void>): Promise<void> {
+  try {
+    await reply;
+  } catch (error) {
+    if (AgentwireError.is(error) && /_already_resolved$/.test(error.code)) return;
+    throw error;
+  }
+}
+
+/** Best effort: the turn may have ended meanwhile (409 no_turn_running), or the daemon be gone. */
+async function interruptQuietly(session: Session): Promise<void> {
+  await session.interrupt({ timeoutMs: 10_000 }).catch(() => {});
+}

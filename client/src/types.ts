@@ -1,0 +1,44 @@
+// Friendly names for the generated OpenAPI types (openapi.ts, from the daemon's openapi.json):
+// the daemon's schemas are the one source, this file only names them.
+import type { components } from './openapi.js';
+
+type Schemas = components['schemas'];
+
+export type UniversalEvent = Schemas['UniversalEvent'];
+/** The event of one `type`: `EventOf<'turn.ended'>`. */
+export type EventOf<T extends UniversalEvent['type']> = Extract<UniversalEvent, { type: T }>;
+export type EventType = UniversalEvent['type'];
+export type UniversalItem = Schemas['UniversalItem'];
+export type ContentPart = Schemas['ContentPart'];
+export type Problem = Schemas['Problem'];
+
+export type CreateSessionRequest = Schemas['CreateSessionRequest'];
+export type CreateSessionResponse = Schemas['CreateSessionResponse'];
+export type SessionInfo = Schemas['SessionInfo'];
+export type SessionStatus = Schemas['SessionStatus'];
+export type MessageRequest = Schemas['MessageRequest'];
+export type Attachment = Schemas['Attachment'];
+export type EventsResponse = Schemas['EventsResponse'];
+
+export type AgentId = Schemas['AgentId'];
+export type AgentInfo = Schemas['AgentInfo'];
+export type InstallAgentRequest = Schemas['InstallAgentRequest'];
+export type ModelsResponse = Schemas['ModelsResponse'];
+export type ModesResponse = Schemas['ModesResponse'];
+export type HealthResponse = Schemas['HealthResponse'];
+
+export type PermissionReply = Schemas['PermissionReplyRequest']['reply'];
+/** What a `permission.requested` event asks: its `data`. */
+export type PermissionRequest = Schemas['PermissionEventData'];
+/** What a `question.requested` event asks: its `data`. */
+export type QuestionRequest = Schemas['QuestionEventData'];
+/** One array of chosen options per question asked. */
+export type QuestionAnswers = Schemas['QuestionReplyRequest']['answers'];
+
+/** Every call takes these; defaults are in docs/client.md. */
+export interface CallOptions {
+  /** Aborts the call; it then rejects with AgentwireError code `aborted`. */
+  signal?: AbortSignal;
+  /** Milliseconds until the answer (its head, for streams); rejects with code `timeout`. 0: none. */
+  timeoutMs?: number;
+}
