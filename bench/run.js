@@ -4,9 +4,11 @@
 //
 // Every daemon is started with `--persist off` or a fresh temp `--data-dir` (never the user's data
 // dir). The sections before `persist` measure the in-memory daemon, as they always have
-// (BENCH_PERSIST=on runs them on a temp data dir instead); `persist` compares the two.
+// (BENCH_PERSIST=on runs them on a temp data dir instead); `persist` compares the two. `mirror`
+// also starts a throwaway PostgreSQL server (bench/mirror.js).
 import http from 'node:http';
 import { api, removeDataDirs, rssMb, startDaemon, tempDataDir } from './daemon.js';
+import { mirrorSection } from './mirror.js';
 import { persistence } from './persist.js';
 import { child, lastSequence, pct, print, session, settledRss, sleep, untilIdle } from './util.js';
 
@@ -238,6 +240,7 @@ async function main() {
   }
   if (!only || only === 'growth') await memoryGrowth();
   if (!only || only === 'persist') await persistence();
+  if (!only || only === 'mirror') await mirrorSection();
   print('bench_seconds', (Date.now() - started) / 1000);
 }
 

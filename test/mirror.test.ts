@@ -78,6 +78,58 @@ async function turn(d: FleetDaemon, session: string, message: string): Promise<v
   await d.settled();
 }
 
+describe('mirror: three daemons flooded, the mirror and a daemon SIGKILLed mid-flood', () => {
+  it('PostgreSQL ends up with exactly the daemons\' (session, sequence, event_id): nothing lost, nothing twice', async () => {
+    const { url, db } = await database();
+    const fleet = [await fleetDaemon('a'), await fleetDaemon('b'), await fleetDaemon('c')];
+    const [, b, c] = fleet as [FleetDaemon, FleetDaemon, FleetDaemon];
+    const FLOODED = 4;
+    const PER_TURN = 5000;
+    // History from before the mirror starts: small sessions with a finished turn each.
+    for (const d of fleet) {
+      for (let i = 1; i <= 3; i++) await d.call('POST', `/v1/sessions/t${i}`, { agent: 'mock' });
+      for (let i = 1; i <= FLOODED; i++) await d.call('POST', `/v1/sessions/f${i}`, { agent: 'mock' });
+      await Promise.all([1, 2, 3].map((i) => d.call('POST', `/v1/sessions/t${i}/messages`, { message: 'tool' })));
+    }
+    // Tokens from the environment only, by the documented scheme.
+    const env = Object.fromEntries(fleet.map((d) => [`AGENTWIRE_MIRROR_TOKEN_${d.id.toUpperCase()}`, d.token]));
+    const args = ['--database', url, ...fleet.flatMap((d) => ['--daemon', `${d.id}=${d.baseUrl}`]), '--poll-interval-ms', '300', '--stats-interval-ms', '1000'];
+    const first = new MirrorProcess(command.bin, args, env);
+    cleanups.push(() => first.kill());
+    await first.started();
+
+    // Paced floods (1,000 events/s per session, 5 s each), so that the kills land mid-flood.
+    for (const d of fleet) for (let i = 1; i <= FLOODED; i++) await d.call('POST', `/v1/sessions/f${i}/messages`, { message: `flood ${PER_TURN} paced 1000` });
+    await waitFor(async () => (await storedCount(db)) >= (fleet.length * FLOODED * PER_TURN) / 10, 30_000, 'a tenth of the flood in PostgreSQL');
+    first.kill('SIGKILL');
+    await b.kill();
+    await first.exited;
+
+    // While both are down: the other daemons go on flooding and a session is created.
+    await c.call('POST', '/v1/sessions/late', { agent: 'mock' });
+    await c.call('POST', '/v1/sessions/late/messages', { message: 'tool' });
+    await b.restart();
+    // b closed the turns the kill cut short (so the kill did land mid-flood), and floods again.
+    const cut = await Promise.all([1, 2, 3, 4].map(async (i) => (await b.events(`f${i}`)).some((e) => e.type === 'error' && (e.data as { code?: string }).code === 'daemon_restarted')));
+    expect(cut.some(Boolean)).toBe(true);
+    for (let i = 1; i <= FLOODED; i++) await b.call('POST', `/v1/sessions/f${i}/messages`, { message: 'flood 2000' });
+
+    const second = new MirrorProcess(command.bin, args, env);
+    cleanups.push(() => second.kill());
+    await second.started();
+    const total = await expectMirrored(db, fleet, 60_000);
+    // a's and c's floods ran to the end; b's were cut short by the kill, then flooded again.
+    expect(total).toBeGreaterThan(2 * FLOODED * PER_TURN);
+    const stats = second.logs.filter((l) => l.msg === 'stats').at(-1) as { daemons: { id: string; up: boolean }[] } | undefined;
+    expect(stats?.daemons.map((d) => d.up)).toEqual([true, true, true]);
+
+    second.kill('SIGTERM');
+    expect(await second.exited).toEqual({ code: 0, signal: null });
+    expect(second.logs.some((l) => l.msg === 'mirror stopped')).toBe(true);
+    expect(await storedKeys(db)).toHaveLength(total);
+  }, 120_000);
+});
+
 describe('mirror: schema', () => {
   it('migrations are versioned and idempotent: a second run (and a second mirror) changes nothing', async () => {
     const { url, db } = await database();

@@ -1,26 +1,28 @@
-// How the mirror reads a daemon. TEMPORARY: polls GET /events until the client core lands; then
-// this is session.events() of @agentwire/client.
-import type { DaemonSource, DaemonTarget, MirroredEvent, SessionSummary } from './types.js';
+// How the mirror reads a daemon: through the client's public API, so it follows sessions exactly
+// as any product backend does (Last-Event-ID resumption, one event once, gaps refused). The mirror
+// adds only what the client cannot know: where PostgreSQL says to resume, and what to do with a
+// cursor the daemon no longer serves.
+import { createClient } from '../index.js';
+import { AgentwireError } from '../errors.js';
+import type { DaemonSource, DaemonTarget, MirroredEvent } from './types.js';
 
-export function clientSource(daemon: DaemonTarget, fetchImpl: typeof fetch = fetch): DaemonSource {
-  const headers: Record<string, string> = daemon.token ? { authorization: `Bearer ${daemon.token}` } : {};
-  const get = async (path: string, signal: AbortSignal) => {
-    const res = await fetchImpl(`${daemon.baseUrl}${path}`, { headers, signal });
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return res.json();
-  };
+/** Reading a daemon through @agentwire/client. `reconnectCapMs` caps its reconnection delays. */
+export function clientSource(daemon: DaemonTarget, fetchImpl?: typeof fetch, reconnectCapMs = 5000): DaemonSource {
+  const client = createClient({ baseUrl: daemon.baseUrl, ...(daemon.token ? { token: daemon.token } : {}), ...(fetchImpl ? { fetch: fetchImpl } : {}) });
   return {
-    async listSessions(signal) {
-      return ((await get('/v1/sessions', signal)) as { sessions: SessionSummary[] }).sessions;
-    },
-    async *events(sessionId, after, signal) {
-      for (;;) {
-        const page = (await get(`/v1/sessions/${sessionId}/events?offset=${after}&limit=2000`, signal)) as { events: MirroredEvent[] };
-        for (const e of page.events) yield e;
-        if (page.events.length) after = page.events.at(-1)!.sequence;
-        else await new Promise((r) => setTimeout(r, 50));
-        if (page.events.at(-1)?.type === 'session.ended') return;
-      }
+    listSessions: (signal) => client.sessions.list({ signal }),
+    events(sessionId, after, signal) {
+      return client.sessions.handle(sessionId).events({ after, signal, untilEnded: true, reconnect: { maxDelayMs: reconnectCapMs } }) as AsyncIterable<MirroredEvent>;
     },
   };
+}
+
+/**
+ * The first sequence the daemon still serves, when `error` says the cursor is older than that (the
+ * daemon's retention removed those events before the mirror read them); undefined otherwise.
+ */
+export function oldestAvailable(error: unknown): number | undefined {
+  if (!AgentwireError.is(error) || error.code !== 'events_evicted') return undefined;
+  const oldest = Number(error.fields.oldestAvailable);
+  return Number.isInteger(oldest) && oldest > 0 ? oldest : undefined;
 }

@@ -6,6 +6,7 @@
 // costs one request per backoff period and never stops another daemon's follower.
 import { BatchQueue, type BatchQueueOptions } from './batch-queue.js';
 import { backoffMs, sleep } from './backoff.js';
+import { oldestAvailable } from './client-source.js';
 import type { EventRow, MirrorStore } from './mirror-store.js';
 import type { DaemonSource, DaemonStats, DaemonTarget, MirrorLogEntry, SessionSummary } from './types.js';
 
@@ -156,12 +157,7 @@ export class DaemonFollower {
     try {
       for await (const event of this.source.events(sessionId, state.read, signal)) {
         if (signal.aborted) return;
-        if (event.sequence <= state.read) continue; // never twice
-        if (event.sequence !== state.read + 1) {
-          // The daemon no longer held those events (its retention): nothing can bring them back.
-          this.eventsMissed += event.sequence - state.read - 1;
-          this.log('warn', `events ${state.read + 1}..${event.sequence - 1} were gone from the daemon before they were read`, undefined, sessionId);
-        }
+        if (event.sequence <= state.read) continue; // never twice (the client sees to it too)
         state.read = event.sequence;
         const pushed = this.queue.push({ sessionId, sequence: event.sequence, type: event.type, time: event.time, json: JSON.stringify(event) });
         if (pushed) await pushed; // the queue is full: stop reading until a batch is written
@@ -170,6 +166,14 @@ export class DaemonFollower {
       state.lastError = undefined;
     } catch (error) {
       if (signal.aborted) return;
+      const oldest = oldestAvailable(error);
+      if (oldest !== undefined && oldest - 1 > state.read) {
+        // An in-memory daemon's retention removed them before they were read: count them, go on.
+        this.eventsMissed += oldest - 1 - state.read;
+        this.log('warn', `events ${state.read + 1}..${oldest - 1} were gone from the daemon before they were read`, undefined, sessionId);
+        state.read = oldest - 1;
+        return;
+      }
       const text = message(error);
       if (text !== state.lastError) this.log('warn', 'event stream failed; it is reopened at the next list of sessions', error, sessionId);
       state.lastError = text;

@@ -78,7 +78,7 @@ export async function mirror(options: MirrorOptions): Promise<Mirror> {
       batches++;
     },
   };
-  const makeSource = options.source ?? ((d: DaemonTarget) => clientSource(d, options.fetch));
+  const makeSource = options.source ?? ((d: DaemonTarget) => clientSource(d, options.fetch, followerOptions.maxBackoffMs));
   const followers = options.daemons.map((d) => new DaemonFollower(d, makeSource(d), store, followerOptions));
   for (const f of followers) f.start();
 

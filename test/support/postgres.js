@@ -3,26 +3,27 @@
 // socket in that dir too, so it never meets the machine's own cluster (the one the Debian package
 // may have started on 5432). Torn down by stop(). initdb refuses to run as root, so as root the
 // cluster is created and run as the `postgres` user (or `nobody`), owning the temp dir.
-import { spawn, type ChildProcess } from 'node:child_process';
+// Plain JavaScript (checked by tsc through JSDoc) so that the bench (bench/mirror.js) runs it too.
+import { spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { lookupUser } from '../../src/process/agent-user.js';
 
-export interface Postgres {
-  /** postgres://…@127.0.0.1:<port>/postgres */
-  url: string;
-  port: number;
-  /** A fresh, empty database on this server; its connection string. */
-  createDatabase(name: string): Promise<string>;
-  stop(): Promise<void>;
-}
+/**
+ * @typedef {object} Postgres
+ * @property {string} url postgres://…@127.0.0.1:<port>/postgres
+ * @property {number} port
+ * @property {(name: string) => Promise<string>} createDatabase a fresh, empty database on this server; its connection string
+ * @property {() => Promise<void>} stop
+ */
+/** @typedef {{ uid: number, gid: number }} User */
 
 /** The directory holding initdb and postgres: $PG_BIN, Debian's newest, or PATH. */
-export function findServerBinaries(): string {
-  const candidates: string[] = [];
+export function findServerBinaries() {
+  /** @type {string[]} */
+  const candidates = [];
   if (process.env.PG_BIN) candidates.push(process.env.PG_BIN);
   const debian = '/usr/lib/postgresql';
   if (existsSync(debian)) {
@@ -42,38 +43,47 @@ export function findServerBinaries(): string {
 }
 
 /** Who runs the server: ourselves, or as root an unprivileged user that will own the cluster. */
-function serverUser(): { uid: number; gid: number } | undefined {
+/** @returns {User | undefined} */
+function serverUser() {
   if (process.getuid?.() !== 0) return undefined;
-  const passwd = readFileSync('/etc/passwd', 'utf8');
-  const user = lookupUser('postgres', passwd) ?? lookupUser('nobody', passwd);
-  if (!user) throw new Error('running as root, and neither a postgres nor a nobody user exists to run the test PostgreSQL server as');
-  return { uid: user.uid, gid: user.gid };
+  const passwd = readFileSync('/etc/passwd', 'utf8').split('\n').map((line) => line.split(':'));
+  const entry = passwd.find(([name]) => name === 'postgres') ?? passwd.find(([name]) => name === 'nobody');
+  if (!entry) throw new Error('running as root, and neither a postgres nor a nobody user exists to run the test PostgreSQL server as');
+  return { uid: Number(entry[2]), gid: Number(entry[3]) };
 }
 
-function freePort(): Promise<number> {
+/** @returns {Promise<number>} */
+function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
+      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
       server.close(() => resolve(port));
     });
   });
 }
 
-function run(bin: string, args: string[], user: { uid: number; gid: number } | undefined): Promise<void> {
+/**
+ * @param {string} bin @param {string[]} args @param {User | undefined} user
+ * @returns {Promise<void>}
+ */
+function run(bin, args, user) {
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' }, ...(user ?? {}) });
     let output = '';
-    child.stdout!.on('data', (c: Buffer) => (output += c));
-    child.stderr!.on('data', (c: Buffer) => (output += c));
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${bin} exited ${code}:\n${output}`))));
   });
 }
 
-/** Starts a fresh server; resolves once it accepts connections. */
-export async function startPostgres(): Promise<Postgres> {
+/**
+ * Starts a fresh server; resolves once it accepts connections.
+ * @returns {Promise<Postgres>}
+ */
+export async function startPostgres() {
   const bin = findServerBinaries();
   const user = serverUser();
   const dir = mkdtempSync(join(tmpdir(), 'agentwire-pg-'));
@@ -114,30 +124,32 @@ export async function startPostgres(): Promise<Postgres> {
   }
 }
 
-interface Server {
-  ready: Promise<void>;
-  stop(): Promise<void>;
-}
-
-function spawnServer(bin: string, data: string, socketDir: string, port: number, user: { uid: number; gid: number } | undefined): Server {
+/**
+ * @param {string} bin @param {string} data @param {string} socketDir @param {number} port @param {User | undefined} user
+ * @returns {{ ready: Promise<void>, stop(): Promise<void> }}
+ */
+function spawnServer(bin, data, socketDir, port, user) {
   // fsync and full-page writes off: a throwaway cluster needs no crash safety of its own, and a
   // test's speed should not depend on how slow the shared disk is today.
   const args = ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir}`];
   args.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=100');
-  const child: ChildProcess = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' }, ...(user ?? {}) });
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' }, ...(user ?? {}) });
   let log = '';
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const ready = new Promise<void>((resolve, reject) => {
+  /** @type {Promise<void>} */
+  const exited = new Promise((resolve) => child.on('exit', () => resolve()));
+  /** @type {Promise<void>} */
+  const ready = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`PostgreSQL did not start within 30 s:\n${log}`)), 30_000);
-    const onData = (chunk: Buffer) => {
+    /** @param {Buffer} chunk */
+    const onData = (chunk) => {
       log += chunk.toString();
       if (log.includes('database system is ready to accept connections')) {
         clearTimeout(timer);
         resolve();
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.on('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`PostgreSQL exited ${code} before it was ready:\n${log}`));
