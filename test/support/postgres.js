@@ -15,6 +15,7 @@ import pg from 'pg';
  * @typedef {object} Postgres
  * @property {string} url postgres://…@127.0.0.1:<port>/postgres
  * @property {number} port
+ * @property {number} pid the postmaster's; its children are the server's other processes
  * @property {(name: string) => Promise<string>} createDatabase a fresh, empty database on this server; its connection string
  * @property {() => Promise<void>} stop
  */
@@ -106,6 +107,7 @@ export async function startPostgres() {
     return {
       url,
       port,
+      pid: server.pid,
       async createDatabase(name) {
         const client = new pg.Client({ connectionString: url });
         await client.connect();
@@ -126,7 +128,7 @@ export async function startPostgres() {
 
 /**
  * @param {string} bin @param {string} data @param {string} socketDir @param {number} port @param {User | undefined} user
- * @returns {{ ready: Promise<void>, stop(): Promise<void> }}
+ * @returns {{ ready: Promise<void>, pid: number, stop(): Promise<void> }}
  */
 function spawnServer(bin, data, socketDir, port, user) {
   // fsync and full-page writes off: a throwaway cluster needs no crash safety of its own, and a
@@ -158,6 +160,7 @@ function spawnServer(bin, data, socketDir, port, user) {
   ready.catch(() => {});
   return {
     ready,
+    pid: /** @type {number} */ (child.pid),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGINT'); // fast shutdown: disconnects clients, no waiting for them
