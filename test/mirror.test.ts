@@ -11,13 +11,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clientSource } from '../client/src/mirror/client-source.js';
 import { migrate, mirror, type Mirror } from '../client/src/mirror/index.js';
 import type { DaemonSource, DaemonTarget } from '../client/src/mirror/types.js';
-import { killDaemons, removeInstall, setUpInstall } from './daemon-process.js';
 import { waitFor } from './helpers.js';
 import { startPostgres, type Postgres } from './support/postgres.js';
-import { buildMirrorCommand, FleetDaemon, MirrorProcess, storedCount, storedKeys } from './support/mirror-fleet.js';
+import { buildDaemonInstall, buildMirrorCommand, FleetDaemon, killFleet, MirrorProcess, storedCount, storedKeys } from './support/mirror-fleet.js';
 
 let server: Postgres;
 let command: { bin: string; remove: () => void };
+let install: { dir: string; remove: () => void };
 let mockHome: string;
 let databases = 0;
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -26,11 +26,11 @@ beforeAll(async () => {
   // The server first: without its binaries the file fails at once, saying what to install.
   server = await startPostgres();
   mockHome = mkdtempSync(join(tmpdir(), 'aw-mirror-mock-'));
-  [command] = await Promise.all([buildMirrorCommand(), setUpInstall()]);
-}, 180_000);
+  [command, install] = await Promise.all([buildMirrorCommand(), buildDaemonInstall()]);
+}, 60_000);
 
 afterAll(async () => {
-  removeInstall();
+  install?.remove();
   command?.remove();
   await server?.stop();
   if (mockHome) rmSync(mockHome, { recursive: true, force: true });
@@ -38,7 +38,7 @@ afterAll(async () => {
 
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
-  killDaemons();
+  killFleet();
 });
 
 /** A fresh database, and a pool on it closed after the test. */
@@ -50,7 +50,7 @@ async function database(): Promise<{ url: string; db: pg.Pool }> {
 }
 
 async function fleetDaemon(id: string): Promise<FleetDaemon> {
-  const d = await FleetDaemon.create(id, mockHome);
+  const d = await FleetDaemon.create(install.dir, id, mockHome);
   cleanups.push(() => d.remove());
   return d;
 }
@@ -84,12 +84,12 @@ describe('mirror: three daemons flooded, the mirror and a daemon SIGKILLed mid-f
     const fleet = [await fleetDaemon('a'), await fleetDaemon('b'), await fleetDaemon('c')];
     const [, b, c] = fleet as [FleetDaemon, FleetDaemon, FleetDaemon];
     const FLOODED = 4;
-    const PER_TURN = 5000;
+    const PER_TURN = 3000;
     // History from before the mirror starts: small sessions with a finished turn each.
     for (const d of fleet) {
-      for (let i = 1; i <= 3; i++) await d.call('POST', `/v1/sessions/t${i}`, { agent: 'mock' });
+      for (let i = 1; i <= 2; i++) await d.call('POST', `/v1/sessions/t${i}`, { agent: 'mock' });
       for (let i = 1; i <= FLOODED; i++) await d.call('POST', `/v1/sessions/f${i}`, { agent: 'mock' });
-      await Promise.all([1, 2, 3].map((i) => d.call('POST', `/v1/sessions/t${i}/messages`, { message: 'tool' })));
+      await Promise.all([1, 2].map((i) => d.call('POST', `/v1/sessions/t${i}/messages`, { message: 'tool' })));
     }
     // Tokens from the environment only, by the documented scheme.
     const env = Object.fromEntries(fleet.map((d) => [`AGENTWIRE_MIRROR_TOKEN_${d.id.toUpperCase()}`, d.token]));
@@ -98,8 +98,8 @@ describe('mirror: three daemons flooded, the mirror and a daemon SIGKILLed mid-f
     cleanups.push(() => first.kill());
     await first.started();
 
-    // Paced floods (1,000 events/s per session, 5 s each), so that the kills land mid-flood.
-    for (const d of fleet) for (let i = 1; i <= FLOODED; i++) await d.call('POST', `/v1/sessions/f${i}/messages`, { message: `flood ${PER_TURN} paced 1000` });
+    // Paced floods (600 events/s per session, 5 s each), so that the kills land mid-flood.
+    for (const d of fleet) for (let i = 1; i <= FLOODED; i++) await d.call('POST', `/v1/sessions/f${i}/messages`, { message: `flood ${PER_TURN} paced 600` });
     await waitFor(async () => (await storedCount(db)) >= (fleet.length * FLOODED * PER_TURN) / 10, 30_000, 'a tenth of the flood in PostgreSQL');
     first.kill('SIGKILL');
     await b.kill();

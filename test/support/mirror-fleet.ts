@@ -8,12 +8,13 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readFile } from 'node:fs/promises';
+import { build, type Plugin } from 'esbuild';
 import type pg from 'pg';
 import type { SessionInfo } from '../../src/schema/api.js';
 import type { UniversalEvent } from '../../src/schema/events.js';
-import { startDaemon, type DaemonProcess } from '../daemon-process.js';
+import { cleanEnv, DaemonProcess } from '../daemon-process.js';
 import { waitFor } from '../helpers.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -29,11 +30,59 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Every `import.meta.url` in src/ stays its source file's URL, so files read beside the code
+ *  (the mock's program.js, package.json, openapi.json) resolve as they do when src/ runs. */
+const keepSourceUrls: Plugin = {
+  name: 'keep-source-urls',
+  setup(b) {
+    b.onLoad({ filter: /\.ts$/ }, async (args) => {
+      if (!args.path.startsWith(join(ROOT, 'src'))) return undefined;
+      const source = await readFile(args.path, 'utf8');
+      return { contents: source.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: 'ts' };
+    });
+  },
+};
+
+/**
+ * The daemon as a process, bundled by esbuild straight from src/ (as scripts/bundle.js bundles
+ * tsc's output, with the same externals): a second or two instead of a whole tsc build, which on
+ * two busy cores took most of this file's time. The type check is `npm test`'s own tsc run.
+ */
+export async function buildDaemonInstall(): Promise<{ dir: string; remove: () => void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'agentwire-mirror-daemon-'));
+  mkdirSync(join(dir, 'bin'));
+  copyFileSync(join(ROOT, 'bin/agentwire.js'), join(dir, 'bin/agentwire.js'));
+  copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  await build({
+    entryPoints: [join(ROOT, 'src/main.ts')],
+    outfile: join(dir, 'dist/agentwire.mjs'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    banner: { js: "import { createRequire as __agentwireRequire } from 'node:module'; const require = __agentwireRequire(import.meta.url);" },
+    plugins: [keepSourceUrls],
+    external: ['execa', 'better-sqlite3', 'better-sqlite3-napi'],
+    logLevel: 'warning',
+  });
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const running = new Set<DaemonProcess>();
+
+/** afterEach: SIGKILLs every fleet daemon still running. */
+export function killFleet(): void {
+  for (const d of running) d.stop();
+  running.clear();
+}
+
 /** A durable daemon on a port and data dir of its own, for good: restart() brings it back there. */
 export class FleetDaemon {
   process: DaemonProcess | undefined;
 
   private constructor(
+    private readonly install: string,
     readonly id: string,
     readonly port: number,
     readonly dataDir: string,
@@ -41,8 +90,8 @@ export class FleetDaemon {
     private readonly mockHome: string,
   ) {}
 
-  static async create(id: string, mockHome: string): Promise<FleetDaemon> {
-    const d = new FleetDaemon(id, await freePort(), mkdtempSync(join(tmpdir(), `aw-mirror-${id}-`)), `token-of-${id}-0123456789`, mockHome);
+  static async create(install: string, id: string, mockHome: string): Promise<FleetDaemon> {
+    const d = new FleetDaemon(install, id, await freePort(), mkdtempSync(join(tmpdir(), `aw-mirror-${id}-`)), `token-of-${id}-0123456789`, mockHome);
     await d.restart();
     return d;
   }
@@ -52,8 +101,10 @@ export class FleetDaemon {
   }
 
   async restart(): Promise<void> {
-    const args = ['--port', String(this.port), '--data-dir', this.dataDir];
-    this.process = (await startDaemon(args, { AGENTWIRE_TOKEN: this.token, MOCK_AGENT_HOME: this.mockHome })).daemon;
+    const args = ['--port', String(this.port), '--data-dir', this.dataDir, '--log-level', 'info'];
+    this.process = new DaemonProcess(this.install, { args, env: cleanEnv({ AGENTWIRE_TOKEN: this.token, MOCK_AGENT_HOME: this.mockHome }) });
+    running.add(this.process);
+    await this.process.port();
   }
 
   async kill(): Promise<void> {
