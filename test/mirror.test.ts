@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clientSource } from '../client/src/mirror/client-source.js';
+import { parseCli, tokenVariable, UsageError } from '../client/src/mirror/cli.js';
 import { migrate, mirror, type Mirror } from '../client/src/mirror/index.js';
 import type { DaemonSource, DaemonTarget } from '../client/src/mirror/types.js';
 import { waitFor } from './helpers.js';
@@ -199,5 +200,22 @@ describe('mirror: resuming', () => {
     await turn(down, 'b', 'flood 200');
     await expectMirrored(db, [up, down]);
     expect(m.stats().daemons.every((s) => s.up)).toBe(true);
+  });
+});
+
+describe('agentwire-mirror: arguments', () => {
+  it('takes tokens from the environment only, per daemon or for all', () => {
+    const env = { AGENTWIRE_MIRROR_TOKEN_SANDBOX_1: 'one', AGENTWIRE_MIRROR_TOKEN: 'all' };
+    const config = parseCli(['--database', 'postgres://m@db/x', '--daemon', 'sandbox-1=http://10.0.0.1:2468/', '--daemon', 'b=http://10.0.0.2:2468'], env);
+    expect(tokenVariable('sandbox-1')).toBe('AGENTWIRE_MIRROR_TOKEN_SANDBOX_1');
+    expect(config.daemons).toEqual([
+      { id: 'sandbox-1', baseUrl: 'http://10.0.0.1:2468', token: 'one' },
+      { id: 'b', baseUrl: 'http://10.0.0.2:2468', token: 'all' },
+    ]);
+    expect(config).toMatchObject({ connectionString: 'postgres://m@db/x', pollIntervalMs: 2000, batchSize: 2000 });
+    expect(parseCli(['--daemon', 'a=http://h:1'], { AGENTWIRE_MIRROR_DATABASE_URL: 'postgres://e/x' }).connectionString).toBe('postgres://e/x');
+    expect(() => parseCli(['--database', 'postgres://m@db/x', '--daemon', 'a=http://h:1', '--token', 'secret'], {})).toThrow(UsageError);
+    expect(() => parseCli(['--daemon', 'a=http://h:1'], {})).toThrow(/no database/);
+    expect(() => parseCli(['--database', 'postgres://m@db/x', '--daemon', 'no-url'], {})).toThrow(/<id>=<http/);
   });
 });

@@ -85,19 +85,24 @@ export class DaemonFollower {
     const { signal } = this.abort;
     let failures = 0;
     while (!signal.aborted) {
+      // Two different failures, both retried with backoff: the daemon's list, and the database.
+      let failed: string | undefined;
       try {
-        await this.reconcile(await this.source.listSessions(signal));
+        const list = await this.source.listSessions(signal);
         if (!this.up) this.log('info', failures > 0 ? 'daemon reachable again' : 'following');
         this.up = true;
+        failed = 'writing session rows failed';
+        await this.reconcile(list);
         this.lastError = null;
         failures = 0;
         await sleep(this.options.pollIntervalMs, signal);
       } catch (error) {
         if (signal.aborted) break;
         failures++;
-        this.up = false;
+        if (!failed) this.up = false;
         this.lastError = message(error);
-        if (failures === 1 || failures % 20 === 0) this.log('warn', `daemon not reachable (attempt ${failures}); retrying with backoff`, error);
+        const what = failed ?? 'daemon not reachable';
+        if (failures === 1 || failures % 20 === 0) this.log('warn', `${what} (attempt ${failures}); retrying with backoff`, error);
         await sleep(backoffMs(failures, this.options.maxBackoffMs), signal);
       }
     }
