@@ -36,6 +36,8 @@ export const CATALOGUE = {
 } as const;
 
 export type ErrorCode = keyof typeof CATALOGUE;
+/** Every code, in catalogue order: the enum of Problem.code in the OpenAPI document. */
+export const ERROR_CODES = Object.keys(CATALOGUE) as [ErrorCode, ...ErrorCode[]];
 
 /** A catalogue error. Thrown anywhere in the domain; rendered once by the app's error handler. */
 export class ApiError extends Error {

@@ -167,6 +167,7 @@ describe('Amp through the daemon (stand-in CLI)', () => {
     const events = await eventsUntil(app!, SID, from, ['turn.ended']);
     expectNoUnparsed(events);
     expect(ofType(events, 'error').map((e) => e.data.message)).toEqual(['User cancelled (SIGINT/SIGTERM)']);
+    expect(ofType(events, 'turn.ended')[0]?.data.metadata.reason).toBe('interrupted');
     const next = await sendTurn(app!, SID, 'after the interrupt');
     await expectWellFormedTurn(app!, SID, next, 'after the interrupt');
     expect(textOf(assistantMessages(next.events)[0])).toContain('message 2 in this thread');

@@ -228,6 +228,8 @@ describe('claude e2e (real CLI, fake model)', () => {
     console.log(`[claude e2e] interrupt → turn.ended: ${interruptMs} ms`);
     expect(interruptMs).toBeLessThan(2_000); // well before the model's 3 s pause ends
     expect(events.some((e) => e.type === 'session.ended')).toBe(false);
+    // Claude Code ends an interrupted turn with an error result; the daemon knows it asked.
+    expect(events.find((e) => e.type === 'turn.ended')).toMatchObject({ data: { metadata: { reason: 'interrupted' } } });
 
     const second = await sendTurn(app!, SID, 'Go on.');
     await expectWellFormedTurn(app!, SID, second, 'Go on.');

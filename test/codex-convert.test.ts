@@ -77,10 +77,13 @@ describe('codex golden fixtures (converter + normalizer + log)', () => {
     expect(deltas.map((d) => (d.type === 'item.delta' ? d.data.delta : '')).join('')).toBe('A short answer will do.');
   });
 
-  it('turn.ended carries the native turn id, status and the last token usage', () => {
+  it("turn.ended carries the reason, the native turn id, status and Codex's own last token usage", () => {
     const ended = replayCase('two-turns').filter((e) => e.type === 'turn.ended');
     expect(ended).toHaveLength(2);
-    expect(ended[1]!.data).toMatchObject({ turn_id: 'turn_2', metadata: { status: 'completed', native_turn_id: '<turn-2>', usage: { last: { outputTokens: 51 } } } });
+    const metadata = { reason: 'completed', status: 'completed', native_turn_id: '<turn-2>', thread_token_usage: { last: { outputTokens: 51 } } };
+    expect(ended[1]!.data).toMatchObject({ turn_id: 'turn_2', metadata });
+    // The recordings' input token counts are redacted ("<tokens>"): no universal usage from them.
+    expect(ended[1]!.data.metadata.usage).toBeUndefined();
   });
 });
 
@@ -141,9 +144,25 @@ describe('codex converter units', () => {
     const out = convert(note('turn/completed', { threadId: 't', turn: { id: 'u1', status: 'failed', error, durationMs: 5 } }), state);
     expect(out.events).toEqual([
       { type: 'error', data: { message: 'usage limit', code: 'codex_turn_failed', details: { native_turn_id: 'u1', codexErrorInfo: 'usageLimitExceeded', additionalDetails: null } } },
-      { type: 'turn.ended', data: { metadata: { status: 'failed', native_turn_id: 'u1', error, usage: { total: { totalTokens: 9 } }, duration_ms: 5 } } },
+      { type: 'turn.ended', data: { metadata: { reason: 'error', status: 'failed', native_turn_id: 'u1', error, thread_token_usage: { total: { totalTokens: 9 } }, duration_ms: 5 } } },
     ]);
     expect(out.state).toEqual(codexConverter.initial());
+  });
+
+  it("a turn's usage is its share of the thread's totals, summed over its model requests", () => {
+    const counts = (input: number, cached: number, output: number, reasoning: number) => ({
+      inputTokens: input, cachedInputTokens: cached, cacheWriteInputTokens: 0, outputTokens: output, reasoningOutputTokens: reasoning, totalTokens: input + output,
+    });
+    const update = (total: object, last: object) => note('thread/tokenUsage/updated', { threadId: 't', turnId: 'u2', tokenUsage: { total, last, modelContextWindow: 1000 } });
+    // Earlier turns (or a session before a resume) used 100 in, 10 out; this turn makes two requests.
+    let state = convert(note('turn/started', { threadId: 't', turn: { id: 'u2', status: 'inProgress', error: null } })).state;
+    state = convert(update(counts(130, 20, 15, 2), counts(30, 20, 5, 2)), state).state;
+    state = convert(update(counts(170, 50, 22, 3), counts(40, 30, 7, 1)), state).state;
+    const out = convert(note('turn/completed', { threadId: 't', turn: { id: 'u2', status: 'interrupted', error: null } }), state);
+    expect(out.events.at(-1)).toMatchObject({
+      type: 'turn.ended',
+      data: { metadata: { reason: 'interrupted', usage: { input_tokens: 70, output_tokens: 12, cache_read_input_tokens: 50, cache_creation_input_tokens: 0, reasoning_output_tokens: 3 } } },
+    });
   });
 
   it('mcpToolCall → mcp__server__tool call and its result', () => {

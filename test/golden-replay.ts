@@ -17,6 +17,7 @@ type DaemonAction =
   | { $daemon: 'turn'; message: string; attachments?: { path: string; mime?: string }[] }
   | { $daemon: 'permission_reply'; id: string; reply: 'once' | 'always' | 'reject' }
   | { $daemon: 'question_reply'; id: string; answers: string[][] | null }
+  | { $daemon: 'interrupt' }
   | { $daemon: 'exit'; exit_code: number | null; signal?: string | null; stderr?: string; requested?: boolean };
 
 export function replay(driver: Replayable, lines: string[]): UniversalEvent[] {
@@ -47,6 +48,9 @@ function act(n: Normalizer, a: DaemonAction): Normalized[] {
       return n.permissionReplied(a.id, a.reply, { reply: a.reply });
     case 'question_reply':
       return n.questionReplied(a.id, a.answers, { answers: a.answers });
+    case 'interrupt':
+      n.interruptRequested();
+      return [];
     case 'exit': {
       const lines = a.stderr ? a.stderr.split('\n') : [];
       const stderr = { head: lines.join('\n'), truncated: false, total_lines: lines.length };

@@ -160,7 +160,22 @@ describe('Normalizer', () => {
     ]);
     expect(n.turnActive).toBe(false);
     // A turn end with no turn running is noise and is dropped.
-    expect(n.agent([{ type: 'turn.ended', data: {} }], null)).toEqual([]);
+    expect(n.agent([{ type: 'turn.ended', data: { metadata: { reason: 'completed' } } }], null)).toEqual([]);
+  });
+
+  it('ends a turn the client interrupted as interrupted, even when the agent reports it failed', () => {
+    const n = make();
+    const ended = (reason: 'error' | 'completed') =>
+      n.agent([{ type: 'turn.ended', data: { metadata: { reason, subtype: 'error_during_execution' } } }], null).map((o) => o.event.data);
+    n.turnStarted(input, null);
+    n.interruptRequested();
+    expect(ended('error')).toEqual([{ turn_id: 'turn_1', metadata: { reason: 'interrupted', subtype: 'error_during_execution' } }]);
+    // A turn that completed before the interrupt took effect did complete; the next one is not affected.
+    n.turnStarted(input, null);
+    n.interruptRequested();
+    expect(ended('completed')).toEqual([{ turn_id: 'turn_2', metadata: { reason: 'completed', subtype: 'error_during_execution' } }]);
+    n.turnStarted(input, null);
+    expect(ended('error')).toEqual([{ turn_id: 'turn_3', metadata: { reason: 'error', subtype: 'error_during_execution' } }]);
   });
 
   it('reports a crash as error, turn end and session end with exit code and stderr', () => {

@@ -4,6 +4,14 @@ import { buildOpenApi } from '../src/schema/openapi.js';
 import { makeApp } from './helpers.js';
 import { VERSION } from '../src/version.js';
 import { EVENT_TYPES } from '../src/schema/events.js';
+import { ERROR_CODES } from '../src/errors.js';
+
+/** Every operation of the committed document as [`method path`, operation]. */
+function operations(): [string, Record<string, any>][] {
+  return Object.entries(committed.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => [`${method} ${path}`, op] as [string, Record<string, any>]),
+  );
+}
 
 const committed = JSON.parse(readFileSync(new URL('../openapi.json', import.meta.url), 'utf8')) as Record<string, any>;
 
@@ -12,25 +20,52 @@ describe('openapi.json', () => {
     expect(committed).toEqual(JSON.parse(JSON.stringify(buildOpenApi(VERSION))));
   });
 
-  it('documents the event union on every event stream', () => {
+  it('names every operation with the operationIds generated clients key on (a contract: renaming one breaks them)', () => {
+    expect(Object.fromEntries(operations().map(([route, op]) => [route, op.operationId]))).toEqual({
+      'get /v1/health': 'getHealth',
+      'get /openapi.json': 'getOpenApi',
+      'get /metrics': 'getMetrics',
+      'post /v1/sessions/{id}': 'createSessionWithId',
+      'get /v1/sessions/{id}': 'getSession',
+      'delete /v1/sessions/{id}': 'deleteSession',
+      'post /v1/sessions': 'createSession',
+      'get /v1/sessions': 'listSessions',
+      'post /v1/sessions/{id}/messages': 'postMessage',
+      'post /v1/sessions/{id}/messages/stream': 'postMessageStream',
+      'post /v1/sessions/{id}/interrupt': 'interruptSession',
+      'post /v1/sessions/{id}/terminate': 'terminateSession',
+      'get /v1/sessions/{id}/events': 'getEvents',
+      'get /v1/sessions/{id}/events/sse': 'streamEventsSse',
+      'post /v1/sessions/{id}/permissions/{permission_id}/reply': 'replyPermission',
+      'post /v1/sessions/{id}/questions/{question_id}/reply': 'replyQuestion',
+      'post /v1/sessions/{id}/questions/{question_id}/reject': 'rejectQuestion',
+      'get /v1/agents': 'listAgents',
+      'post /v1/agents/{agent}/install': 'installAgent',
+      'get /v1/agents/{agent}/models': 'getAgentModels',
+      'get /v1/agents/{agent}/modes': 'getAgentModes',
+    });
+  });
+
+  it('documents both stream routes as streams of the event union (SSE, and NDJSON on the turn stream)', () => {
     const paths = committed.paths as Record<string, any>;
-    const sse = paths['/v1/sessions/{id}/events/sse'].get.responses['200'].content['text/event-stream'].schema;
-    expect(sse).toEqual({ $ref: '#/components/schemas/UniversalEvent' });
+    const event = { $ref: '#/components/schemas/UniversalEvent' };
+    const sse = paths['/v1/sessions/{id}/events/sse'].get.responses['200'].content;
+    expect(sse).toEqual({ 'text/event-stream': { schema: event } });
     const turn = paths['/v1/sessions/{id}/messages/stream'].post.responses['200'].content;
-    expect(Object.keys(turn).sort()).toEqual(['application/x-ndjson', 'text/event-stream']);
+    expect(turn).toEqual({ 'text/event-stream': { schema: event }, 'application/x-ndjson': { schema: event } });
     const variants = committed.components.schemas.UniversalEvent.oneOf as unknown[];
     expect(variants).toHaveLength(EVENT_TYPES.length);
   });
 
-  it('describes problem+json errors on every route', () => {
-    // Only these take no input a client could get wrong.
-    const infallible = new Set(['get /v1/health', 'get /openapi.json', 'get /v1/sessions']);
-    for (const [path, methods] of Object.entries(committed.paths as Record<string, Record<string, any>>)) {
-      for (const [method, op] of Object.entries(methods)) {
-        if (infallible.has(`${method} ${path}`)) continue;
-        const errors = Object.keys(op.responses).filter((s) => Number(s) >= 400);
-        expect(errors.length, `${method} ${path}`).toBeGreaterThan(0);
-        for (const s of errors) expect(Object.keys(op.responses[s].content)).toEqual(['application/problem+json']);
+  it('describes problem+json errors on every route, with the catalogue as the enum of Problem.code', () => {
+    expect(committed.components.schemas.Problem.properties.code.enum).toEqual(ERROR_CODES);
+    for (const [route, op] of operations()) {
+      const errors = Object.keys(op.responses).filter((s) => Number(s) >= 400);
+      expect(errors.filter((s) => s.startsWith('4')).length, route).toBeGreaterThan(0);
+      for (const s of errors) {
+        // Health's 503 is its own body ({status: "draining"}), which load balancers read.
+        const type = route === 'get /v1/health' && s === '503' ? 'application/json' : 'application/problem+json';
+        expect(Object.keys(op.responses[s].content), `${route} ${s}`).toEqual([type]);
       }
     }
   });

@@ -2,7 +2,7 @@
 // catalogue code and context fields, and what never got an answer (the network, a timeout, an
 // abort, a stream that could not be resumed) gets a code of its own, so callers switch on `code`
 // and never on message text.
-import type { Problem } from './types.js';
+import type { Problem, ProblemCode } from './types.js';
 
 /** Codes the client itself gives, for failures that are not a daemon's problem+json answer. */
 export type ClientErrorCode =
@@ -22,6 +22,9 @@ export type ClientErrorCode =
   /** The daemon sent an event whose sequence skips ahead of the last one: events would be missing. */
   | 'sequence_gap';
 
+/** Every code an AgentwireError can carry; open-ended, since a newer daemon may add catalogue codes. */
+export type ErrorCode = ProblemCode | ClientErrorCode | (string & {});
+
 const STANDARD = new Set(['type', 'title', 'status', 'detail', 'code']);
 
 export class AgentwireError extends Error {
@@ -29,7 +32,7 @@ export class AgentwireError extends Error {
   /** The HTTP status of the answer; undefined when there was none (network, timeout, abort). */
   readonly status: number | undefined;
   /** The daemon's catalogue code (`session_not_found`, `events_evicted` …) or a ClientErrorCode. */
-  readonly code: string;
+  readonly code: ErrorCode;
   /** The problem's `detail` (for people), or what the client saw. */
   readonly detail: string;
   readonly title: string | undefined;
@@ -42,7 +45,7 @@ export class AgentwireError extends Error {
   readonly requestId: string | undefined;
 
   constructor(
-    code: string,
+    code: ErrorCode,
     detail: string,
     options: { status?: number; problem?: Problem; requestId?: string; cause?: unknown } = {},
   ) {

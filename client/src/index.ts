@@ -1,10 +1,10 @@
 // @agentwire/client: the public surface. Everything here runs in Node ≥ 20 and in browsers.
 export { createClient, CREATE_TIMEOUT_MS, INSTALL_TIMEOUT_MS, type AgentwireClient } from './client.js';
 export { Session } from './session.js';
-export { AgentwireError, type ClientErrorCode } from './errors.js';
+export { AgentwireError, type ClientErrorCode, type ErrorCode } from './errors.js';
 export { DEFAULT_TIMEOUT_MS, type ClientOptions, type FetchLike } from './transport.js';
 export { DEFAULT_IDLE_TIMEOUT_MS, type EventsOptions, type ReconnectInfo } from './event-stream.js';
 export { RECONNECT_DEFAULTS, type ReconnectOptions } from './backoff.js';
 export { finalText, type TurnOptions, type TurnResult } from './turn.js';
 export type * from './types.js';
-export type { components, paths } from './openapi.js';
+export type { components, operations, paths } from './openapi.js';

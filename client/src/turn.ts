@@ -7,7 +7,18 @@ import { AgentwireError } from './errors.js';
 import type { Session } from './session.js';
 import { ndjsonLines } from './streams.js';
 import { seg, type Transport } from './transport.js';
-import type { CallOptions, EventOf, MessageRequest, PermissionReply, PermissionRequest, QuestionAnswers, QuestionRequest, UniversalEvent } from './types.js';
+import type {
+  CallOptions,
+  EventOf,
+  MessageRequest,
+  PermissionReply,
+  PermissionRequest,
+  QuestionAnswers,
+  QuestionRequest,
+  TokenUsage,
+  TurnEndReason,
+  UniversalEvent,
+} from './types.js';
 
 export interface TurnOptions extends CallOptions {
   /**
@@ -33,10 +44,10 @@ export interface TurnResult {
   events: UniversalEvent[];
   /** The text of the turn's last completed assistant message ('' when there was none). */
   text: string;
-  /** `turn.ended` metadata.usage, when the agent reports it. */
-  usage: unknown;
-  /** `turn.ended` metadata.reason (`completed`, `interrupted`, `error`, `terminated`, `agent_exited`), or `session_ended`. */
-  reason: string;
+  /** `turn.ended` metadata.usage: the turn's tokens, when the agent reports them. */
+  usage: TokenUsage | undefined;
+  /** `turn.ended` metadata.reason (`completed`, `interrupted`, `error`, `terminated`, `agent_exited`), or `session_ended` if the session ended without one. */
+  reason: TurnEndReason | 'session_ended';
   /** The turn.ended event itself (undefined if the session ended without one). */
   ended: EventOf<'turn.ended'> | undefined;
 }
@@ -110,13 +121,12 @@ export async function runTurn(session: Session, transport: Transport, body: Mess
 }
 
 function result(turnId: string | undefined, events: UniversalEvent[], ended: EventOf<'turn.ended'> | undefined): TurnResult {
-  const metadata = (ended?.data.metadata ?? {}) as { reason?: unknown; usage?: unknown };
   return {
     turnId,
     events,
     text: finalText(events),
-    usage: metadata.usage,
-    reason: ended ? String(metadata.reason ?? 'completed') : 'session_ended',
+    usage: ended?.data.metadata.usage,
+    reason: ended ? ended.data.metadata.reason : 'session_ended',
     ended,
   };
 }

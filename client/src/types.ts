@@ -11,6 +11,11 @@ export type EventType = UniversalEvent['type'];
 export type UniversalItem = Schemas['UniversalItem'];
 export type ContentPart = Schemas['ContentPart'];
 export type Problem = Schemas['Problem'];
+/** The daemon's error catalogue (docs/http-api.md "Errors"). */
+export type ProblemCode = Problem['code'];
+export type TurnEndReason = Schemas['TurnEndReason'];
+export type TurnEndedMetadata = Schemas['TurnEndedMetadata'];
+export type TokenUsage = Schemas['TokenUsage'];
 
 export type CreateSessionRequest = Schemas['CreateSessionRequest'];
 export type CreateSessionResponse = Schemas['CreateSessionResponse'];

@@ -11,7 +11,8 @@ import type {
   SessionEndedData,
   SessionStartedData,
   StderrOutput,
-  TurnData,
+  TurnEndedData,
+  TurnStartedData,
   UniversalItem,
 } from '../schema/events.js';
 import type { AgentId, Capabilities } from '../schema/agents.js';
@@ -32,7 +33,8 @@ export type Draft = Origin &
   (
     | { type: 'session.started'; native_session_id?: string | null; data: z.infer<typeof SessionStartedData> }
     | { type: 'session.ended'; data: SessionEndedData }
-    | { type: 'turn.started' | 'turn.ended'; data: TurnData }
+    | { type: 'turn.started'; data: TurnStartedData }
+    | { type: 'turn.ended'; data: TurnEndedData }
     | { type: 'item.started' | 'item.completed'; item: DraftItem }
     | {
         type: 'item.delta';

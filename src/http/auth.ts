@@ -7,8 +7,9 @@ import { ApiError } from '../errors.js';
 
 // RFC 6750 §3: a 401 names the scheme it wants, and says whether the token presented was wrong.
 const REALM = 'agentwire';
-const OPEN_ROUTES = new Set(['/v1/health']);
-const QUERY_TOKEN_ROUTES = new Set(['/v1/sessions/:id/events/sse', '/v1/sessions/:id/messages/stream']);
+// Exported for the OpenAPI document, whose `security` is derived from these two sets.
+export const OPEN_ROUTES: ReadonlySet<string> = new Set(['/v1/health']);
+export const QUERY_TOKEN_ROUTES: ReadonlySet<string> = new Set(['/v1/sessions/:id/events/sse', '/v1/sessions/:id/messages/stream']);
 
 export function installAuth(app: FastifyInstance, token: string | undefined): void {
   if (!token) return;

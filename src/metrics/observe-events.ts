@@ -26,9 +26,9 @@ export interface EventMetricSet {
 }
 
 /**
- * The reasons a turn.ended may carry (docs/events.md). Agents put whatever they like in metadata, so
- * anything else is `other` and a missing reason (Claude, Codex and Amp end turns without one) is
- * `unspecified`: a label's values must stay a small fixed set.
+ * The reasons a turn.ended may carry (TurnEndReason, docs/events.md). The schema makes every turn
+ * say why it ended; the fallbacks (`other`, `unspecified`) only guard the label's small fixed set
+ * against metadata that did not come through it.
  */
 const TURN_REASONS = new Set(['completed', 'interrupted', 'error', 'terminated', 'agent_exited']);
 

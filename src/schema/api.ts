@@ -1,6 +1,7 @@
 // Request and response bodies of the REST API. Field names follow the reference API (camelCase)
 // so its clients work unchanged; events inside keep the spec's snake_case.
 import { EXACT_VERSION } from '../agents/install.js';
+import { ERROR_CODES } from '../errors.js';
 import { AgentId, Capabilities } from './agents.js';
 import { UniversalEvent } from './events.js';
 import { z } from './zod.js';
@@ -146,7 +147,11 @@ export const EventsResponse = z
   .openapi('EventsResponse');
 
 export const HealthResponse = z
-  .object({ status: z.literal('ok'), version: z.string(), uptimeMs: z.number().int() })
+  .object({
+    status: z.enum(['ok', 'draining']).openapi({ description: "'draining' (with a 503) while the daemon shuts down" }),
+    version: z.string(),
+    uptimeMs: z.number().int(),
+  })
   .openapi('HealthResponse');
 
 export const AgentIdParam = z.object({ agent: AgentId });
@@ -235,7 +240,8 @@ export const Problem = z
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),
-    code: z.string(),
+    // The catalogue is the one list (errors.ts): a new entry there is a new value here.
+    code: z.enum(ERROR_CODES).openapi({ description: 'Stable; the catalogue is in docs/http-api.md' }),
   })
   .catchall(z.unknown())
   .openapi('Problem', { description: 'RFC 9457 problem details; context fields such as sessionId may follow' });

@@ -1,9 +1,11 @@
 // The universal event envelope and every event's data (spec/universal-schema-spec.md and
 // spec/session-transcript-schema.md), plus turn.started / turn.ended, which are ours.
 import { UniversalItem } from './content.js';
+import { TurnEndedData, TurnStartedData } from './turn.js';
 import { z } from './zod.js';
 
 export * from './content.js';
+export * from './turn.js';
 
 const Metadata = z.record(z.string(), z.unknown());
 
@@ -30,11 +32,6 @@ export const SessionEndedData = z
   })
   .openapi('SessionEndedData');
 export type SessionEndedData = z.infer<typeof SessionEndedData>;
-
-export const TurnData = z
-  .object({ turn_id: z.string().optional(), metadata: Metadata.optional() })
-  .openapi('TurnData');
-export type TurnData = z.infer<typeof TurnData>;
 
 export const ItemEventData = z.object({ item: UniversalItem }).openapi('ItemEventData');
 export const ItemDeltaData = z
@@ -70,8 +67,8 @@ export type QuestionEventData = z.infer<typeof QuestionEventData>;
 export const EVENT_DATA = {
   'session.started': SessionStartedData,
   'session.ended': SessionEndedData,
-  'turn.started': TurnData,
-  'turn.ended': TurnData,
+  'turn.started': TurnStartedData,
+  'turn.ended': TurnEndedData,
   'item.started': ItemEventData,
   'item.delta': ItemDeltaData,
   'item.completed': ItemEventData,

@@ -5,7 +5,7 @@
 import type { Draft, DraftItem, ProcessExit, TurnInput } from '../agents/types.js';
 import type { Capabilities } from '../schema/agents.js';
 import type { PermissionReply } from '../schema/api.js';
-import type { ContentPart, PendingEvent, UniversalItem } from '../schema/events.js';
+import type { ContentPart, PendingEvent, TurnEndedMetadata, UniversalItem } from '../schema/events.js';
 import type { SessionSnapshot } from '../store/event-store.js';
 import type { IdGenerator } from '../util/deps.js';
 import { HitlBook } from './hitl.js';
@@ -35,6 +35,8 @@ export class Normalizer {
   private raw: unknown = null;
   /** Items a restored session had open when the daemon stopped, failed by agentGone. */
   private restoredItems: UniversalItem[] = [];
+  /** The client asked to interrupt the running turn (see endTurn). */
+  private interruptAsked = false;
 
   constructor(
     private readonly caps: Capabilities,
@@ -63,10 +65,16 @@ export class Normalizer {
   turnStarted(input: TurnInput, raw: unknown): Normalized[] {
     return this.run(raw, () => {
       this.turnId = `turn_${++this.turnCount}`;
+      this.interruptAsked = false;
       this.turnAnnounced = !this.caps.nativeTurnStart;
       if (this.turnAnnounced) this.emit({ type: 'turn.started', data: { turn_id: this.turnId }, ...DAEMON });
       if (!this.caps.userMessages) this.userMessage(input);
     });
+  }
+
+  /** The daemon is asking the agent to stop the running turn. Nothing is emitted: the agent ends it. */
+  interruptRequested(): void {
+    if (this.turnId) this.interruptAsked = true;
   }
 
   /** Drafts a converter produced from one native message. */
@@ -219,7 +227,7 @@ export class Normalizer {
         }
         return; // the daemon already announced this turn
       case 'turn.ended':
-        return this.endTurn(d.data.metadata ?? {}, origin);
+        return this.endTurn(d.data.metadata, origin);
       case 'item.started':
         return this.startItem(d.item, origin);
       case 'item.delta':
@@ -291,8 +299,12 @@ export class Normalizer {
   }
 
   /** Ends the running turn: items left open are failed, open HITL requests are cancelled. */
-  private endTurn(metadata: Record<string, unknown>, origin: Origin, cancelReason = 'turn_ended'): void {
+  private endTurn(metadata: TurnEndedMetadata, origin: Origin, cancelReason = 'turn_ended'): void {
     if (!this.turnId) return;
+    // Some agents end an interrupted turn as a failed one (Claude Code's and Amp's error result):
+    // the daemon knows it asked, so the reason says what happened.
+    if (this.interruptAsked && metadata.reason === 'error') metadata = { ...metadata, reason: 'interrupted' };
+    this.interruptAsked = false;
     // A turn that ends before its agent announced it (a failed delivery or resume, a restart)
     // still opens in the stream: clients pair every turn.ended with a turn.started.
     this.announceTurn();

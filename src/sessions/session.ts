@@ -179,6 +179,7 @@ export class Session {
     if (!this.normalizer.turnActive) {
       throw new ApiError('no_turn_running', `Session '${this.id}' has no running turn to interrupt.`, { sessionId: this.id });
     }
+    this.normalizer.interruptRequested();
     await handle.interrupt();
   }
 

@@ -41,7 +41,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
-}, 240_000);
+}, 500_000);
 afterAll(() => {
   removeInstall();
   pages?.close();

@@ -7,7 +7,7 @@ import { AgentwireError, createClient, type UniversalEvent } from '../../client/
 import { killDaemons, removeInstall, setUpInstall } from '../daemon-process.js';
 import { collect, expectDense, expectNoUnparsed, startClientDaemon } from './daemon.js';
 
-beforeAll(setUpInstall, 180_000);
+beforeAll(setUpInstall, 400_000);
 afterAll(removeInstall);
 afterEach(killDaemons);
 

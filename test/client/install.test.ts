@@ -3,14 +3,15 @@
 // does examples/turn-with-hitl.mjs. npm fetches the tarball's dependencies from the registry (or
 // its cache).
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { killDaemons, removeInstall, setUpInstall } from '../daemon-process.js';
 import { startClientDaemon } from './daemon.js';
+import { packClient } from './pack.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
@@ -19,11 +20,13 @@ let project: string;
 beforeAll(async () => {
   await setUpInstall();
   project = mkdtempSync(join(tmpdir(), 'agentwire-client-project-'));
-  await run('npm', ['pack', '--pack-destination', project], { cwd: join(ROOT, 'client'), maxBuffer: 16 * 1024 * 1024 });
-  const tarball = readdirSync(project).find((f) => f.endsWith('.tgz'))!;
+  const packed = await packClient();
+  const tarball = basename(packed.tarball);
+  copyFileSync(packed.tarball, join(project, tarball));
+  packed.remove();
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'empty-project', private: true, type: 'module' }));
   await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`], { cwd: project, maxBuffer: 16 * 1024 * 1024 });
-}, 400_000);
+}, 500_000);
 afterAll(() => {
   removeInstall();
   if (project) rmSync(project, { recursive: true, force: true });

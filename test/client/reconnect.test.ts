@@ -10,7 +10,7 @@ import { killDaemons, removeInstall, setUpInstall } from '../daemon-process.js';
 import { CuttingProxy } from './cutting-proxy.js';
 import { collect, expectDense, expectNoUnparsed, startClientDaemon } from './daemon.js';
 
-beforeAll(setUpInstall, 180_000);
+beforeAll(setUpInstall, 400_000);
 afterAll(removeInstall);
 const proxies: CuttingProxy[] = [];
 const dirs: string[] = [];

@@ -7,7 +7,7 @@ import { killDaemons, removeInstall, setUpInstall } from '../daemon-process.js';
 import { waitFor } from '../helpers.js';
 import { collect, expectDense, expectNoUnparsed, startClientDaemon } from './daemon.js';
 
-beforeAll(setUpInstall, 180_000);
+beforeAll(setUpInstall, 400_000);
 afterAll(removeInstall);
 afterEach(killDaemons);
 
@@ -22,6 +22,7 @@ describe('session.turn()', () => {
     expect(result.reason).toBe('completed');
     expect(result.text).toBe('OK');
     expect(result.turnId).toBe('turn_1');
+    expect(result.usage).toBeUndefined(); // the mock reports no token counts
     expect(result.events[0]!.type).toBe('turn.started');
     expect(result.events.at(-1)).toBe(result.ended);
     expect(seen).toEqual(result.events.map((e) => e.sequence));

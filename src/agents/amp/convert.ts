@@ -3,7 +3,8 @@
 // item's key is `msg:<n>`, counted per session; tool items are keyed by the tool_use id. Every
 // assistant line is a whole message (Amp does not stream): it completes at once, and the normalizer
 // adds the one full-text delta.
-import type { ContentPart } from '../../schema/events.js';
+import type { ContentPart, TokenUsage } from '../../schema/events.js';
+import { addUsage, fromAnthropic } from '../token-usage.js';
 import { summariseIssues, unparsedDraft, guardedConverter } from '../unparsed.js';
 import type { Converter, Draft, DraftItem } from '../types.js';
 import { toolCallItem, toolRef, toolResultItem, type ToolRef } from './convert-tools.js';
@@ -14,6 +15,8 @@ export interface AmpState {
   readonly messages: number;
   /** This turn's tool calls by tool_use id, for their results. Cleared at `result`. */
   readonly tools: Readonly<Record<string, ToolRef>>;
+  /** This turn's tokens so far: Amp reports usage per assistant message, never in `result`. */
+  readonly usage?: TokenUsage | undefined;
 }
 
 type Out = { state: AmpState; events: Draft[] };
@@ -41,7 +44,7 @@ function convertLine(state: AmpState, native: unknown): Out {
     case 'agentwire.permission':
       return { state, events: permission(line) };
     case 'agentwire.exit':
-      return { state: { ...state, tools: {} }, events: exited(line) };
+      return { state: { ...state, tools: {}, usage: undefined }, events: exited(line, state.usage) };
   }
 }
 
@@ -83,7 +86,8 @@ function assistant(state: AmpState, line: LineOf<'assistant'>): Out {
     events.push({ type: 'item.completed', item: { key, native_item_id: null, kind: 'message', role: 'assistant', content: parts, status } });
   }
   for (const item of calls) events.push({ type: 'item.completed', item });
-  return { state: { messages: hasParts ? n : state.messages, tools }, events };
+  const usage = addUsage(state.usage, fromAnthropic(line.message.usage));
+  return { state: { messages: hasParts ? n : state.messages, tools, usage }, events };
 }
 
 function user(state: AmpState, line: LineOf<'user'>): Out {
@@ -108,7 +112,9 @@ function result(state: AmpState, line: LineOf<'result'>): Out {
   // An error result comes with exit code 0: is_error is the only sign of failure.
   if (line.is_error) events.push({ type: 'error', data: { message: line.error ?? line.subtype, code: `amp_${line.subtype}` } });
   const { subtype, duration_ms, num_turns } = line;
-  events.push({ type: 'turn.ended', data: { metadata: { subtype, duration_ms, num_turns, ...(line.is_error ? {} : { result: line.result }) } } });
+  const reason = line.is_error ? 'error' : 'completed';
+  const usage = state.usage ? { usage: state.usage } : {};
+  events.push({ type: 'turn.ended', data: { metadata: { reason, ...usage, subtype, duration_ms, num_turns, ...(line.is_error ? {} : { result: line.result }) } } });
   // Message keys stay counted across turns: they must be unique in the session.
   return { state: { messages: state.messages, tools: {} }, events };
 }
@@ -127,12 +133,12 @@ function permission(line: LineOf<'agentwire.permission'>): Draft[] {
   return [requested, resolved];
 }
 
-function exited(line: LineOf<'agentwire.exit'>): Draft[] {
+function exited(line: LineOf<'agentwire.exit'>, usage: TokenUsage | undefined): Draft[] {
   const details = { exit_code: line.exit_code, signal: line.signal };
   if (line.interrupted) {
     return [
       { type: 'error', data: { message: line.message, code: 'amp_interrupted', details } },
-      { type: 'turn.ended', data: { metadata: { subtype: 'interrupted' } } },
+      { type: 'turn.ended', data: { metadata: { reason: 'interrupted', ...(usage ? { usage } : {}), subtype: 'interrupted' } } },
     ];
   }
   return [

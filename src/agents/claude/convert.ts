@@ -3,6 +3,7 @@
 // text together), a tool_call item is its tool_use id, a tool_result item `result:<tool_use id>`.
 // A response streams as stream_event lines (message_start … message_stop) with one `assistant` line
 // per content block in between; the message completes at message_stop with its non-tool blocks.
+import { fromAnthropic } from '../token-usage.js';
 import { guardedConverter } from '../unparsed.js';
 import type { ContentPart } from '../../schema/events.js';
 import type { Converter, Draft, DraftItem } from '../types.js';
@@ -193,8 +194,10 @@ function result(state: ClaudeState, line: LineOf<'result'>): Out {
     const message = line.result ?? (line.errors?.length ? line.errors.join('\n') : line.subtype);
     events.push({ type: 'error', data: { message, code: `claude_${line.subtype}` } });
   }
-  const { usage, total_cost_usd, duration_ms, num_turns, stop_reason, permission_denials } = line;
-  const metadata = { subtype: line.subtype, usage, total_cost_usd, duration_ms, num_turns, permission_denials };
+  const { total_cost_usd, duration_ms, num_turns, stop_reason, permission_denials } = line;
+  // An interrupted turn ends with an error result too; the normalizer knows it was asked to stop.
+  const usage = fromAnthropic(line.usage);
+  const metadata = { reason: ok ? ('completed' as const) : ('error' as const), ...(usage ? { usage } : {}), subtype: line.subtype, total_cost_usd, duration_ms, num_turns, permission_denials };
   events.push({ type: 'turn.ended', data: { metadata: stop_reason === undefined ? metadata : { ...metadata, stop_reason } } });
   return { state: { ...initial(), statuses: state.statuses }, events };
 }

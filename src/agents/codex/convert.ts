@@ -6,6 +6,7 @@ import type { Converter, Draft, DraftItem } from '../types.js';
 import { unparsedDraft, guardedConverter } from '../unparsed.js';
 import { serverRequest } from './convert-hitl.js';
 import { convertItem, parentOf } from './convert-items.js';
+import { totalsBefore, turnUsage, type CodexCounts } from './usage.js';
 import {
   ConfigWarning,
   Delta,
@@ -33,15 +34,17 @@ export interface CodexState {
   readonly parents: Readonly<Record<string, string | null>>;
   /** This turn's fileChange items' changes, by item id, for their approval requests. */
   readonly changes: Readonly<Record<string, readonly FileUpdateChange[]>>;
-  /** The last thread/tokenUsage/updated `tokenUsage`, reported with turn.ended. */
+  /** The last thread/tokenUsage/updated `tokenUsage` (the thread's running totals) of this turn. */
   readonly usage: unknown;
+  /** The thread's totals before this turn's first model request (usage.ts). */
+  readonly usageBefore: CodexCounts | undefined;
   /** Status items emitted so far: their keys are `status:<n>`. */
   readonly statuses: number;
 }
 
 type Out = { state: CodexState; events: Draft[] };
 
-const initial = (): CodexState => ({ turn: null, lastMessage: null, parents: {}, changes: {}, usage: undefined, statuses: 0 });
+const initial = (): CodexState => ({ turn: null, lastMessage: null, parents: {}, changes: {}, usage: undefined, usageBefore: undefined, statuses: 0 });
 
 /**
  * Notifications dropped on purpose, with the reason. Any other well-formed notification we do not
@@ -57,7 +60,7 @@ export const DROPPED: Readonly<Record<string, string>> = {
   'account/updated': 'account bookkeeping',
   'remoteControl/status/changed': 'unsolicited after initialize; about the remote-control feature, not the session',
   'turn/diff/updated': "the turn's aggregated git diff, repeated after each response; every change is already a fileChange item's diff",
-  'thread/tokenUsage/updated': 'kept in state and reported as turn.ended metadata.usage',
+  'thread/tokenUsage/updated': 'kept in state and reported as turn.ended metadata.usage (the turn\'s share) and thread_token_usage',
   'serverRequest/resolved': 'confirms our own answer; the daemon emitted the resolution when it answered (nativeHitlResolution false)',
   'item/reasoning/summaryPartAdded': 'marks a new summary part; its text arrives as summaryTextDelta and whole at item/completed',
   'item/plan/delta': 'the plan item completes whole (kind unknown, json)',
@@ -174,7 +177,9 @@ function notification(state: CodexState, method: string, params: unknown, native
     }
     case 'thread/tokenUsage/updated': {
       const p = TokenUsage.safeParse(params);
-      return p.success ? { state: { ...state, usage: p.data.tokenUsage }, events: [] } : bad('malformed params');
+      if (!p.success) return bad('malformed params');
+      const usageBefore = state.usage === undefined ? totalsBefore(p.data.tokenUsage) : state.usageBefore;
+      return { state: { ...state, usage: p.data.tokenUsage, usageBefore }, events: [] };
     }
     case 'error': {
       const p = ErrorNotification.safeParse(params);
@@ -212,8 +217,11 @@ function turnCompleted(state: CodexState, params: unknown, native: unknown): Out
     const details = defined({ native_turn_id: id, codexErrorInfo: error?.codexErrorInfo, additionalDetails: error?.additionalDetails });
     events.push({ type: 'error', data: { message: error?.message ?? 'turn failed', code: 'codex_turn_failed', details } });
   }
-  const metadata = defined({ status, native_turn_id: id, error: error ?? undefined, usage: state.usage, duration_ms: durationMs });
-  events.push({ type: 'turn.ended', data: { metadata } });
+  const reason = status === 'completed' ? 'completed' : status === 'interrupted' ? 'interrupted' : 'error';
+  // `thread_token_usage` keeps Codex's own counts (thread totals, latest request, context window).
+  const usage = turnUsage(state.usage, state.usageBefore);
+  const own = defined({ status, native_turn_id: id, error: error ?? undefined, thread_token_usage: state.usage, duration_ms: durationMs });
+  events.push({ type: 'turn.ended', data: { metadata: { reason, ...(usage ? { usage } : {}), ...own } } });
   return { state: { ...initial(), statuses: state.statuses }, events };
 }
 

@@ -215,7 +215,7 @@ function turnEnded(state: OpencodeState): Out {
     parts = out.parts;
     events.push(...out.events);
   }
-  events.push({ type: 'turn.ended', data: { metadata: state.aborted ? { reason: 'interrupted' } : state.failed ? { reason: 'error' } : {} } });
+  events.push({ type: 'turn.ended', data: { metadata: { reason: state.aborted ? 'interrupted' : state.failed ? 'error' : 'completed' } } });
   return { state: { ...initial(), statuses: state.statuses }, events };
 }
 
