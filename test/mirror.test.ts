@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clientSource } from '../client/src/mirror/client-source.js';
+import { BatchQueue } from '../client/src/mirror/batch-queue.js';
 import { parseCli, tokenVariable, UsageError } from '../client/src/mirror/cli.js';
+import type { EventRow } from '../client/src/mirror/mirror-store.js';
 import { migrate, mirror, type Mirror } from '../client/src/mirror/index.js';
 import type { DaemonSource, DaemonTarget } from '../client/src/mirror/types.js';
 import { waitFor } from './helpers.js';
@@ -217,5 +219,46 @@ describe('agentwire-mirror: arguments', () => {
     expect(() => parseCli(['--database', 'postgres://m@db/x', '--daemon', 'a=http://h:1', '--token', 'secret'], {})).toThrow(UsageError);
     expect(() => parseCli(['--daemon', 'a=http://h:1'], {})).toThrow(/no database/);
     expect(() => parseCli(['--database', 'postgres://m@db/x', '--daemon', 'no-url'], {})).toThrow(/<id>=<http/);
+  });
+});
+
+describe('mirror: the batch queue', () => {
+  it('stops its readers while full, writes batches in order and retries a failed one', async () => {
+    const written: number[][] = [];
+    let release: (() => void) | undefined;
+    let failOnce = true;
+    const queue = new BatchQueue({
+      batchSize: 3,
+      maxDelayMs: 5,
+      capacity: 6,
+      capacityBytes: 1 << 20,
+      async write(rows) {
+        await new Promise<void>((r) => (release = r)); // the database is slow: each batch waits to be let through
+        if (failOnce) {
+          failOnce = false;
+          throw new Error('connection reset');
+        }
+        written.push(rows.map((r) => r.sequence));
+      },
+      onError: () => {},
+    });
+    const row = (sequence: number): EventRow => ({ sessionId: 's', sequence, type: 'item.delta', time: '2026-01-01T00:00:00.000Z', json: '{}' });
+    const pushed: (Promise<void> | void)[] = [];
+    for (let i = 1; i <= 6; i++) pushed.push(queue.push(row(i)));
+    expect(pushed.slice(0, 5).every((p) => p === undefined)).toBe(true);
+    let resumed = false;
+    void Promise.resolve(pushed[5]).then(() => (resumed = true));
+    await waitFor(() => release, 1000, 'the first write');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(resumed).toBe(false); // six held (three being written): the reader waits
+    // Let the writes through one by one: batch 1 fails and is retried, then batch 2.
+    for (let i = 0; i < 3; i++) {
+      const r = await waitFor(() => release, 5000, 'the next write');
+      release = undefined;
+      r();
+    }
+    await waitFor(() => written.length === 2 && resumed, 5000, 'both batches, and the reader let go');
+    expect(written).toEqual([[1, 2, 3], [4, 5, 6]]);
+    await queue.close(1000);
   });
 });
