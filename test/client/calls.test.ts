@@ -217,6 +217,7 @@ describe('@agentwire/client failures', () => {
       return false;
     });
     expect(events.map((e) => e.type)).toEqual(['session.started']);
+    expectNoUnparsed(events);
   });
 
   it('events(): ends after session.ended (untilEnded), at once when the cursor is past it, and stays open when asked', async () => {
@@ -243,15 +244,18 @@ describe('@agentwire/client failures', () => {
     const session = await client.sessions.create({ agent: 'mock' });
     // Delete ends a live session first: untilEnded would stop cleanly at its session.ended.
     const following = rejection(collect(session.events({ untilEnded: false })));
-    await session.turn('echo one');
+    expectNoUnparsed((await session.turn('echo one')).events);
     await session.delete();
     const deleted = await following;
     expect([deleted.status, deleted.code]).toEqual([404, 'session_not_found']);
 
     const small = await client.sessions.create({ agent: 'mock' });
-    await small.turn('slow 30');
+    expectNoUnparsed((await small.turn('slow 30')).events);
     const evicted = await rejection(collect(small.events({ after: 1 })));
     expect([evicted.status, evicted.code]).toEqual([410, 'events_evicted']);
     expect(evicted.fields.oldestAvailable).toBeGreaterThan(2);
+    const held = await collect(small.events({ after: Number(evicted.fields.oldestAvailable) - 1 }), (e) => e.type === 'turn.ended');
+    expectDense(held, Number(evicted.fields.oldestAvailable));
+    expectNoUnparsed(held);
   });
 });

@@ -96,7 +96,9 @@ describe('session.turn()', () => {
     await waitFor(async () => (await session.info()).status === 'running', 10_000, 'the first turn');
     const error = await session.turn('echo no').catch((e: unknown) => e);
     expect(AgentwireError.is(error) && [error.status, error.code]).toEqual([409, 'turn_in_progress']);
-    expect((await first).reason).toBe('completed');
+    const done = await first;
+    expect(done.reason).toBe('completed');
+    expectNoUnparsed(done.events);
   });
 
   it('aborting a turn interrupts it; so do a turn timeout and a callback that throws', async () => {
