@@ -16,7 +16,7 @@ import { migrate, mirror, type Mirror } from '../client/src/mirror/index.js';
 import type { DaemonSource, DaemonTarget } from '../client/src/mirror/types.js';
 import { waitFor } from './helpers.js';
 import { startPostgres, type Postgres } from './support/postgres.js';
-import { buildDaemonInstall, buildMirrorCommand, FleetDaemon, killFleet, MirrorProcess, storedCount, storedKeys } from './support/mirror-fleet.js';
+import { buildDaemonInstall, buildMirrorCommand, FleetDaemon, MirrorProcess, takeFleet, storedCount, storedKeys } from './support/mirror-fleet.js';
 
 let server: Postgres;
 let command: { bin: string; remove: () => void };
@@ -40,9 +40,13 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  killFleet();
-});
+  const kill = takeFleet();
+  try {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  } finally {
+    kill();
+  }
+}, 60_000);
 
 /** A fresh database, and a pool on it closed after the test. */
 async function database(): Promise<{ url: string; db: pg.Pool }> {
@@ -62,7 +66,9 @@ const target = (d: FleetDaemon): DaemonTarget => ({ id: d.id, baseUrl: d.baseUrl
 
 /** mirror() in this process, stopped after the test. */
 async function startMirror(url: string, daemons: DaemonTarget[], source?: (d: DaemonTarget) => DaemonSource): Promise<Mirror> {
-  const m = await mirror({ connectionString: url, daemons, pollIntervalMs: 200, maxBackoffMs: 500, ...(source ? { source } : {}) });
+  // Warnings are printed: when a test fails, they say what the mirror saw.
+  const log = (e: { level: string }) => e.level !== 'info' && console.warn(JSON.stringify(e));
+  const m = await mirror({ connectionString: url, daemons, pollIntervalMs: 200, maxBackoffMs: 500, log, ...(source ? { source } : {}) });
   cleanups.push(() => m.stop());
   return m;
 }

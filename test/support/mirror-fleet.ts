@@ -71,10 +71,15 @@ export async function buildDaemonInstall(): Promise<{ dir: string; remove: () =>
 
 const running = new Set<DaemonProcess>();
 
-/** afterEach: SIGKILLs every fleet daemon still running. */
-export function killFleet(): void {
-  for (const d of running) d.stop();
+/**
+ * afterEach, first: takes the daemons the test started, and returns what SIGKILLs them. Taken
+ * before the test's other cleanups, so that a cleanup still running when the hook times out can
+ * never kill the next test's daemons.
+ */
+export function takeFleet(): () => void {
+  const mine = [...running];
   running.clear();
+  return () => mine.forEach((d) => d.stop());
 }
 
 /** A durable daemon on a port and data dir of its own, for good: restart() brings it back there. */

@@ -66,7 +66,9 @@ export class DaemonFollower {
     // The queue first: a stream waiting for room in it (a database that does not answer) is let
     // go when the queue closes, and sees then that it was aborted.
     await this.queue.close(flushTimeoutMs);
-    await Promise.all(this.streams);
+    // Every stream was aborted; one that still does not return (a connection stuck below the
+    // client) must not hold up the stop: its events are read again by the next start anyway.
+    if (!(await settleWithin(Promise.all(this.streams), 5000))) this.log('warn', `${this.streams.size} event streams did not close within 5 s of the stop; left behind`);
   }
 
   stats(): DaemonStats {
@@ -197,6 +199,17 @@ export class DaemonFollower {
 
   private log(level: MirrorLogEntry['level'], msg: string, error?: unknown, session?: string): void {
     this.options.log({ level, msg, daemon: this.target.id, ...(session ? { session } : {}), ...(error === undefined ? {} : { err: message(error) }) });
+  }
+}
+
+/** True when `promise` settled within `ms`. */
+export async function settleWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true, () => true), timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

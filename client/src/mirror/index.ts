@@ -4,7 +4,7 @@
 // guarantees and the queries.
 import pg from 'pg';
 import { clientSource } from './client-source.js';
-import { DaemonFollower, type FollowerOptions } from './daemon-follower.js';
+import { DaemonFollower, settleWithin, type FollowerOptions } from './daemon-follower.js';
 import { migrate } from './migrations.js';
 import { MirrorStore } from './mirror-store.js';
 import type { DaemonSource, DaemonTarget, MirrorLogEntry, MirrorStats } from './types.js';
@@ -87,8 +87,9 @@ export async function mirror(options: MirrorOptions): Promise<Mirror> {
     stop() {
       stopping ??= (async () => {
         await Promise.all(followers.map((f) => f.stop()));
+        // A query that never answers (a database gone mid-statement) would hold pool.end() forever.
+        if (!options.pool && !(await settleWithin(pool.end(), 5000))) log({ level: 'warn', msg: 'database connections did not close within 5 s of the stop; left behind' });
         pool.off('error', onPoolError);
-        if (!options.pool) await pool.end();
       })();
       return stopping;
     },
