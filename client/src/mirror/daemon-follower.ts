@@ -146,6 +146,9 @@ export class DaemonFollower {
   }
 
   private open(state: SessionState): void {
+    // stop() can come while a list is being reconciled: an abort listener added after the abort
+    // would never fire, and the stream would follow forever.
+    if (this.abort.signal.aborted) return;
     const stream = new AbortController();
     state.stream = stream;
     const onStop = () => stream.abort();
