@@ -5,9 +5,11 @@
 //
 // Every daemon is started with `--persist off` or a fresh temp `--data-dir` (never the user's data
 // dir). The sections before `persist` measure the in-memory daemon, as they always have
-// (BENCH_PERSIST=on runs them on a temp data dir instead); `persist` compares the two.
+// (BENCH_PERSIST=on runs them on a temp data dir instead); `persist` compares the two. `mirror`
+// also starts a throwaway PostgreSQL server (bench/mirror.js).
 import http from 'node:http';
 import { api, removeDataDirs, rssMb, startDaemon, tempDataDir } from './daemon.js';
+import { mirrorSection } from './mirror.js';
 import { persistence } from './persist.js';
 import { sessionStart } from './start.js';
 import { child, lastSequence, pct, print, session, settledRss, sleep, untilIdle } from './util.js';
@@ -243,6 +245,7 @@ async function main() {
   if (!only || only === 'persist') await persistence();
   // `start <agent>…` measures only those agents.
   if (!only || only === 'start') await sessionStart(only === 'start' && process.argv.length > 3 ? process.argv.slice(3) : undefined);
+  if (!only || only === 'mirror') await mirrorSection();
   print('bench_seconds', (Date.now() - started) / 1000);
 }
 
