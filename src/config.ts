@@ -86,6 +86,8 @@ export const OPTIONS = {
   codexBin: opt({ flag: 'codex-bin', env: 'CODEX_BIN', schema: z.string().min(1).optional(), help: 'the codex executable to use (skips the agents dir and PATH)' }),
   opencodeBin: opt({ flag: 'opencode-bin', env: 'OPENCODE_BIN', schema: z.string().min(1).optional(), help: 'the opencode executable to use (skips the agents dir and PATH)' }),
   ampBin: opt({ flag: 'amp-bin', env: 'AMP_BIN', schema: z.string().min(1).optional(), help: 'the amp executable to use (skips the agents dir and PATH)' }),
+  geminiBin: opt({ flag: 'gemini-bin', env: 'GEMINI_BIN', schema: z.string().min(1).optional(), help: 'the gemini executable to use (skips the agents dir and PATH)' }),
+  qwenBin: opt({ flag: 'qwen-bin', env: 'QWEN_BIN', schema: z.string().min(1).optional(), help: 'the qwen executable to use (skips the agents dir and PATH)' }),
 };
 
 type Options = typeof OPTIONS;

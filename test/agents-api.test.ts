@@ -55,13 +55,13 @@ function bare(extra: { env?: NodeJS.ProcessEnv; config?: AppDeps['config'] } = {
 }
 
 describe('GET /v1/agents', () => {
-  it('lists all five agents; the pinned CLIs from the default agents dir, the mock bundled', async () => {
+  it('lists all seven agents; the pinned CLIs from the default agents dir, the mock bundled', async () => {
     const app = await makeApp();
     const res = await app.app.inject({ method: 'GET', url: '/v1/agents' });
     await app.app.close();
     expect(res.statusCode, res.body).toBe(200);
     const { agents } = AgentList.parse(res.json());
-    expect(agents.map((a) => a.id)).toEqual(['claude', 'codex', 'opencode', 'amp', 'mock']);
+    expect(agents.map((a) => a.id)).toEqual(['claude', 'codex', 'opencode', 'amp', 'gemini', 'qwen', 'mock']);
     for (const agent of INSTALLABLE_AGENTS) {
       const info = agents.find((a) => a.id === agent)!;
       expect(info, agent).toMatchObject({
@@ -223,7 +223,7 @@ describe('POST /v1/agents/{agent}/install', () => {
       expectProblem(await post(app, '/v1/agents/amp/install', { reinstall: 'yes' }), 400, 'invalid_request');
       const mock = expectProblem(await post(app, '/v1/agents/mock/install', {}), 400, 'invalid_request');
       expect(mock.detail).toContain('nothing to install');
-      const unknown = expectProblem(await post(app, '/v1/agents/gemini/install', {}), 400, 'invalid_request');
+      const unknown = expectProblem(await post(app, '/v1/agents/cursor/install', {}), 400, 'invalid_request');
       expect(unknown.detail).toContain('path.agent');
       expectProblem(await app.app.inject({ method: 'GET', url: '/v1/agents/amp/install' }), 405, 'method_not_allowed');
     } finally {

@@ -2,7 +2,7 @@
 // (GET /v1/agents) and the switches the normalizer uses instead of ever branching on agent ids.
 import { z } from './zod.js';
 
-export const AgentId = z.enum(['claude', 'codex', 'opencode', 'amp', 'mock']).openapi('AgentId');
+export const AgentId = z.enum(['claude', 'codex', 'opencode', 'amp', 'gemini', 'qwen', 'mock']).openapi('AgentId');
 export type AgentId = z.infer<typeof AgentId>;
 
 export const Capabilities = z
