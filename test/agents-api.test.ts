@@ -147,6 +147,9 @@ describe('GET /v1/agents', () => {
     expect(agents.amp!.credentialsAvailable).toBe(false); // empty counts as unset
     expect(JSON.stringify(agents)).not.toContain(secret);
     expect((await listAgents(bare({ env: { CODEX_API_KEY: 'x' } }))).codex!.credentialsAvailable).toBe(true);
+    const keyed = await listAgents(bare({ env: { GEMINI_API_KEY: 'g', OPENAI_API_KEY: 'o' } }));
+    expect([keyed.gemini!.credentialsAvailable, keyed.qwen!.credentialsAvailable]).toEqual([true, true]);
+    expect((await listAgents(bare({ env: {} }))).gemini!.credentialsAvailable).toBe(false);
   });
 
   it("credentials from the CLIs' own files in HOME (and CODEX_HOME)", async () => {
@@ -170,6 +173,13 @@ describe('GET /v1/agents', () => {
     expect((await listAgents(bare({ env: { CODEX_HOME: codexHome } }))).codex!.credentialsAvailable).toBe(true);
     put('.codex/auth.json');
     expect((await listAgents({ ...deps, agentEnv: { ...deps.agentEnv, home } })).codex!.credentialsAvailable).toBe(true);
+
+    // Gemini CLI's Google login and Qwen Code's .env.
+    expect([agents.gemini!.credentialsAvailable, agents.qwen!.credentialsAvailable]).toEqual([false, false]);
+    put('.gemini/oauth_creds.json');
+    put('.qwen/.env');
+    const later = await listAgents({ ...deps, agentEnv: { ...deps.agentEnv, home } });
+    expect([later.gemini!.credentialsAvailable, later.qwen!.credentialsAvailable]).toEqual([true, true]);
   });
 });
 
