@@ -4,6 +4,8 @@
 import { isIP } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { AcpAgentConfig, AcpAgentsFile, parseAcpAgentSpec } from './agents/acp/configured.js';
+import { isBuiltinAgent } from './schema/agents.js';
 import { defaultDataDir } from './store/data-dir.js';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
@@ -29,6 +31,16 @@ const allowedHost = z.string().refine((v) => v === '*' || /^(\*\.)?[A-Za-z0-9_-]
   error: (issue) => `'${String(issue.input)}' is not a host name or IP address (no scheme or port; *.example.com for subdomains, * for any)`,
 });
 
+/** `--acp-agent name=command args…` (src/agents/acp/configured.ts), checked at start. */
+const acpAgentSpec = z.union([AcpAgentConfig, z.string()]).transform((v, ctx) => {
+  const parsed = typeof v === 'string' ? parseAcpAgentSpec(v) : v;
+  if (typeof parsed === 'string') {
+    ctx.addIssue({ code: 'custom', message: parsed });
+    return z.NEVER;
+  }
+  return parsed;
+});
+
 interface Option<S extends z.ZodType> {
   flag: string;
   env: string;
@@ -36,6 +48,8 @@ interface Option<S extends z.ZodType> {
   help: string;
   /** `value` takes an argument; `list` is repeatable (env: comma-separated); `switch` takes none. */
   kind?: 'value' | 'list' | 'switch';
+  /** What separates a list's entries in its environment variable (default: commas). */
+  envSeparator?: RegExp;
   secret?: boolean;
 }
 
@@ -85,6 +99,9 @@ export const OPTIONS = {
   claudeBin: opt({ flag: 'claude-bin', env: 'CLAUDE_BIN', schema: z.string().min(1).optional(), help: 'the claude executable to use (skips the agents dir and PATH)' }),
   codexBin: opt({ flag: 'codex-bin', env: 'CODEX_BIN', schema: z.string().min(1).optional(), help: 'the codex executable to use (skips the agents dir and PATH)' }),
   opencodeBin: opt({ flag: 'opencode-bin', env: 'OPENCODE_BIN', schema: z.string().min(1).optional(), help: 'the opencode executable to use (skips the agents dir and PATH)' }),
+  // Any ACP agent by configuration (docs/acp.md): its entries join the built-in agents.
+  acpAgents: opt({ flag: 'acp-agent', env: 'ACP_AGENT', schema: z.array(acpAgentSpec).default([]), kind: 'list', envSeparator: /[;\n]/, help: "an ACP agent: 'name=command args…' (repeatable; in the variable, entries separated by ;)" }),
+  acpAgentsFile: opt({ flag: 'acp-agents-file', env: 'ACP_AGENTS_FILE', schema: z.string().min(1).optional(), help: 'a JSON file of ACP agents: {"agents": {"<name>": {"command", "args", "env", "package"}}}' }),
   ampBin: opt({ flag: 'amp-bin', env: 'AMP_BIN', schema: z.string().min(1).optional(), help: 'the amp executable to use (skips the agents dir and PATH)' }),
   geminiBin: opt({ flag: 'gemini-bin', env: 'GEMINI_BIN', schema: z.string().min(1).optional(), help: 'the gemini executable to use (skips the agents dir and PATH)' }),
   qwenBin: opt({ flag: 'qwen-bin', env: 'QWEN_BIN', schema: z.string().min(1).optional(), help: 'the qwen executable to use (skips the agents dir and PATH)' }),
@@ -108,7 +125,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     // LOG_LEVEL is the conventional name; AGENTWIRE_LOG_LEVEL wins when both are set.
     const value = env[`AGENTWIRE_${o.env}`] ?? (key === 'logLevel' ? env.LOG_LEVEL : undefined);
     if (value === undefined || value === '') continue;
-    input[key] = o.kind === 'list' ? value.split(',').map((s) => s.trim()).filter(Boolean) : o.kind === 'switch' ? !['0', 'false', 'no'].includes(value) : value;
+    input[key] = o.kind === 'list' ? value.split(o.envSeparator ?? ',').map((s) => s.trim()).filter(Boolean) : o.kind === 'switch' ? !['0', 'false', 'no'].includes(value) : value;
   }
   const byFlag = new Map(entries.map(([key, o]) => [o.flag, key]));
   const lists = new Map<ConfigKey, string[]>();
@@ -135,7 +152,38 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     const o = OPTIONS[issue.path[0] as ConfigKey];
     throw new ConfigError(`--${o?.flag ?? issue.path.join('.')} (AGENTWIRE_${o?.env ?? '?'}): ${issue.message}`);
   }
-  return checkExposure(checkBoundary({ ...parsed.data, dataDir: parsed.data.dataDir ?? defaultDataDir(env) }));
+  return checkAcpAgents(checkExposure(checkBoundary({ ...parsed.data, dataDir: parsed.data.dataDir ?? defaultDataDir(env) })));
+}
+
+/** --acp-agents-file's agents join --acp-agent's; a name is one agent (never a built-in's). */
+function checkAcpAgents(config: Config): Config {
+  let agents = config.acpAgents;
+  if (config.acpAgentsFile !== undefined) {
+    const where = `--acp-agents-file ${config.acpAgentsFile}`;
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(config.acpAgentsFile, 'utf8'));
+    } catch (err) {
+      throw new ConfigError(`${where}: cannot read it as JSON (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+    const file = AcpAgentsFile.safeParse(json);
+    if (!file.success) {
+      const issue = file.error.issues[0]!;
+      throw new ConfigError(`${where}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    }
+    for (const [name, entry] of Object.entries(file.data.agents)) {
+      const agent = AcpAgentConfig.safeParse({ ...entry, name });
+      if (!agent.success) throw new ConfigError(`${where}: agents.${name}: ${agent.error.issues[0]!.message}`);
+      agents = [...agents, agent.data];
+    }
+  }
+  const seen = new Set<string>();
+  for (const agent of agents) {
+    if (isBuiltinAgent(agent.name)) throw new ConfigError(`--acp-agent ${agent.name}: '${agent.name}' is a built-in agent; choose another name`);
+    if (seen.has(agent.name)) throw new ConfigError(`--acp-agent ${agent.name}: the name is given twice`);
+    seen.add(agent.name);
+  }
+  return { ...config, acpAgents: agents };
 }
 
 /** --token-file: the token is read here, so that it lives in the daemon's memory only. An agent

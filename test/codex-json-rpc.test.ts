@@ -3,7 +3,7 @@
 // requests, notifications, a line that is not JSON, and the process exiting under a request.
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JsonRpcPeer, type RpcNotification, type RpcServerRequest } from '../src/agents/codex/json-rpc.js';
+import { JsonRpcPeer, type RpcNotification, type RpcServerRequest } from '../src/agents/json-rpc.js';
 import type { ChildProcess } from '../src/process/spawn.js';
 
 const script = fileURLToPath(new URL('./support/fake-rpc-peer.mjs', import.meta.url));

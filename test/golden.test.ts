@@ -10,7 +10,10 @@ import { AgentId } from '../src/schema/agents.js';
 import { expectGolden } from './golden-replay.js';
 
 const root = new URL('./fixtures/', import.meta.url).pathname;
-const registry = createRegistry({ maxLineChars: 1 << 20, killGraceMs: 100, startTimeoutMs: 1000, stderrHeadLines: 20, stderrTailLines: 50 });
+// fixtures/acp/ is the generic ACP driver's (recorded from test/support/acp-test-agent.mjs): a
+// configured ACP agent named `acp` carries it here; it is never started.
+const acp = { name: 'acp', command: 'acp-test-agent', args: [] };
+const registry = createRegistry({ maxLineChars: 1 << 20, killGraceMs: 100, startTimeoutMs: 1000, stderrHeadLines: 20, stderrTailLines: 50, acpAgents: [acp] });
 
 // Agents whose converter exists have <case>.jsonl + .events.json pairs at the top of their folder;
 // recorded transcripts waiting for a converter live in <agent>/recorded/ and are not walked here.

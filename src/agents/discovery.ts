@@ -12,11 +12,12 @@ import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import { agentProcessOptions, type AgentBoundary } from '../process/agent-env.js';
 import { agentTempDir, type AgentUser } from '../process/agent-user.js';
-import { AgentId } from '../schema/agents.js';
+import { BUILTIN_AGENTS, isBuiltinAgent, type AgentId } from '../schema/agents.js';
 import type { AgentInfo, InstallAgentRequest } from '../schema/api.js';
 import { AGENT_CATALOG, type CatalogEntry } from './catalog.js';
-import { defaultAgentsDir, InstallError, installAgent, resolveInstalled, type InstallResult } from './install.js';
-import type { AgentRegistry } from './registry.js';
+import { defaultAgentsDir, InstallError, installAgent, installPackage, resolveInstalled, type InstallResult } from './install.js';
+import { lookupDriver, requireDriver, type AgentRegistry } from './registry.js';
+import type { AgentDriver } from './types.js';
 import { PINNED_AGENTS, type InstallableAgentId } from './versions.js';
 
 export interface DiscoveryOptions {
@@ -52,11 +53,13 @@ export class AgentDiscovery {
     this.agentsDir = resolve(options.config.agentsDir ?? (options.config.dataDir ? join(options.config.dataDir, 'agents') : defaultAgentsDir(this.env)));
   }
 
-  /** Every agent id, in AgentId order. Concurrent and recent calls share one look-around. */
+  /** The built-in agents in BUILTIN_AGENTS order, then the configured ones. Concurrent and recent
+   *  calls share one look-around. */
   list(): Promise<AgentInfo[]> {
     const now = Date.now();
     if (this.listing && now - this.listing.at < (this.options.cacheMs ?? 5_000)) return this.listing.promise;
-    const promise = Promise.all(AgentId.options.map((id) => this.describe(id)));
+    const configured = Object.keys(this.options.registry).filter((id) => !isBuiltinAgent(id));
+    const promise = Promise.all([...BUILTIN_AGENTS, ...configured].map((id) => this.describe(id)));
     const entry = { at: now, promise };
     this.listing = entry;
     promise.catch(() => void (this.listing === entry && (this.listing = undefined)));
@@ -69,6 +72,7 @@ export class AgentDiscovery {
 
   /** Installs the pinned (or requested) version into the agents dir; catalogue errors on failure. */
   async install(agent: AgentId, request: InstallAgentRequest, log: Pick<FastifyBaseLogger, 'info' | 'warn'>): Promise<InstallResult> {
+    if (!isBuiltinAgent(agent)) return this.installConfigured(requireDriver(this.options.registry, agent, 'path.agent'), request, log);
     if (!Object.hasOwn(PINNED_AGENTS, agent)) {
       throw new ApiError('invalid_request', `Agent '${agent}' ships with the daemon; there is nothing to install.`, { agent });
     }
@@ -98,13 +102,39 @@ export class AgentDiscovery {
     }
   }
 
+  /** A configured agent's npm package (AgentDriver.npmPackage) into the agents dir. */
+  private async installConfigured(driver: AgentDriver, request: InstallAgentRequest, log: Pick<FastifyBaseLogger, 'info' | 'warn'>): Promise<InstallResult> {
+    const pkg = driver.npmPackage;
+    if (!pkg) throw new ApiError('invalid_request', `Agent '${driver.id}' is configured with a command and no package; there is nothing to install.`, { agent: driver.id });
+    const version = request.version ?? pkg.version;
+    log.info({ agent: driver.id, package: pkg.package, version, dir: this.agentsDir }, 'agent install requested');
+    const spec = { name: driver.id, package: pkg.package, version, executables: [`node_modules/.bin/${pkg.bin}`] };
+    try {
+      const result = await installPackage(spec, { dir: this.agentsDir, reinstall: request.reinstall ?? false, user: this.options.user });
+      this.options.onInstall?.(driver.id, result.reused ? 'reused' : 'installed');
+      return result;
+    } catch (err) {
+      const message = ((err as Error).message ?? String(err)).split('\n')[0];
+      this.options.onInstall?.(driver.id, 'failed');
+      throw new ApiError('agent_install_failed', `Installing ${pkg.package}@${version} failed: ${message}`, { agent: driver.id, version, stderrTail: err instanceof InstallError ? err.stderrTail : '' });
+    } finally {
+      this.invalidate();
+    }
+  }
+
   /**
    * autoInstall: installs the pinned version when the agent is found nowhere. An explicit
    * --<agent>-bin that does not exist is left for the driver to report (the user named it), and
    * agents without an adapter or bundled with the daemon need nothing.
    */
   async ensureInstalled(agent: AgentId, log: Pick<FastifyBaseLogger, 'info' | 'warn'>): Promise<void> {
-    const driver = this.options.registry[agent];
+    const driver = lookupDriver(this.options.registry, agent);
+    if (driver?.npmPackage && driver.findExecutable && !isBuiltinAgent(agent)) {
+      if (await driver.findExecutable()) return;
+      log.info({ agent, package: driver.npmPackage.package }, 'agent not installed; installing it for this session (autoInstall)');
+      await this.install(agent, {}, log);
+      return;
+    }
     if (!driver || driver.bundled || !Object.hasOwn(PINNED_AGENTS, agent)) return;
     const id = agent as InstallableAgentId;
     if (await this.locate(id, AGENT_CATALOG[id])) return;
@@ -113,7 +143,7 @@ export class AgentDiscovery {
   }
 
   private async describe(id: AgentId): Promise<AgentInfo> {
-    const driver = this.options.registry[id];
+    const driver = lookupDriver(this.options.registry, id);
     const base = {
       id,
       capabilities: driver?.capabilities ?? null,
@@ -122,6 +152,14 @@ export class AgentDiscovery {
     };
     if (driver?.bundled) {
       return { ...base, installed: true, version: driver.bundled.version, path: driver.bundled.path, credentialsAvailable: true, source: null };
+    }
+    if (driver?.findExecutable) {
+      // A configured agent: its command as given (or its package's bin). Its credentials are its
+      // own business (not checked: reported available); its version is its package's.
+      const path = await driver.findExecutable();
+      const pinnedVersion = driver.npmPackage?.version ?? null;
+      if (!path) return { ...base, pinnedVersion, installed: false, credentialsAvailable: true, source: null };
+      return { ...base, pinnedVersion, installed: true, ...(pinnedVersion ? { version: pinnedVersion } : {}), path, credentialsAvailable: true, source: 'flag' };
     }
     const entry: CatalogEntry | undefined = Object.hasOwn(AGENT_CATALOG, id) ? AGENT_CATALOG[id as InstallableAgentId] : undefined;
     if (!entry) return { ...base, installed: false, credentialsAvailable: false, source: null };

@@ -9,7 +9,7 @@ import { ApiError } from '../errors.js';
 import type { AgentId } from '../schema/agents.js';
 import type { CreateSessionRequest, ModelsResponse, ModesResponse } from '../schema/api.js';
 import type { AgentBoundary } from '../process/agent-env.js';
-import type { AgentRegistry } from './registry.js';
+import { requireDriver, type AgentRegistry } from './registry.js';
 import type { AgentDriver, ModeInfo, ModelList, QueryContext } from './types.js';
 
 export interface OfferingsOptions {
@@ -61,7 +61,7 @@ export class AgentOfferings {
    * provider-specific names no list can hold; the agent itself reports a bad one as an error.
    */
   async resolve(request: CreateSessionRequest): Promise<CreateSessionRequest & { agentMode: string; permissionMode: string }> {
-    const driver = this.driver(request.agent);
+    const driver = this.driver(request.agent, 'body.agent');
     const permissionMode = request.permissionMode ?? driver.permissionModes[0]!;
     if (!driver.permissionModes.includes(permissionMode)) {
       throw invalid(request.agent, 'permissionMode', permissionMode, driver.permissionModes);
@@ -91,10 +91,8 @@ export class AgentOfferings {
     }
   }
 
-  private driver(agent: AgentId): AgentDriver {
-    const driver = this.options.registry[agent];
-    if (!driver) throw new ApiError('agent_not_available', `Agent '${agent}' has no adapter in this build yet; 'mock' is available.`, { agent });
-    return driver;
+  private driver(agent: AgentId, field: 'body.agent' | 'path.agent' = 'path.agent'): AgentDriver {
+    return requireDriver(this.options.registry, agent, field);
   }
 
   /** One ask per agent at a time; answers kept `cacheMs`, fallbacks `retryMs`. */

@@ -9,9 +9,9 @@
 // (codex). The installer runs npm with --ignore-scripts and points straight at the native
 // executable, so an install behaves the same whether or not npm runs dependency scripts, and no
 // postinstall fallback (opencode's runs a nested `npm install`) can reach out.
-import type { AgentId } from '../schema/agents.js';
+import type { BuiltinAgentId } from '../schema/agents.js';
 
-export type InstallableAgentId = Exclude<AgentId, 'mock'>;
+export type InstallableAgentId = Exclude<BuiltinAgentId, 'mock'>;
 
 export interface Platform {
   os: NodeJS.Platform;

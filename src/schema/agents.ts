@@ -2,8 +2,26 @@
 // (GET /v1/agents) and the switches the normalizer uses instead of ever branching on agent ids.
 import { z } from './zod.js';
 
-export const AgentId = z.enum(['claude', 'codex', 'opencode', 'amp', 'gemini', 'qwen', 'mock']).openapi('AgentId');
+/** The agents this build knows by name, in listing order. Agents given by configuration
+ *  (--acp-agent, docs/acp.md) come after them; an id is any name of the AGENT_NAME shape. */
+export const BUILTIN_AGENTS = ['claude', 'codex', 'opencode', 'amp', 'gemini', 'qwen', 'mock'] as const;
+export type BuiltinAgentId = (typeof BUILTIN_AGENTS)[number];
+
+/** What a configured agent may be called: lower case, a letter first, usable in paths and URLs. */
+export const AGENT_NAME = /^[a-z][a-z0-9_-]{0,39}$/;
+
+// A name rather than a closed enum: configured ACP agents have names no build can list. Whether a
+// name is an agent of THIS daemon is decided against its registry (400 when it is not).
+export const AgentId = z
+  .string()
+  .regex(AGENT_NAME, 'an agent name: a lower-case letter, then letters, digits, _ or -, at most 40 characters')
+  .openapi('AgentId', {
+    description: `An agent: one of the built-in ones (${BUILTIN_AGENTS.join(', ')}) or an ACP agent the daemon was configured with (--acp-agent)`,
+    example: 'claude',
+  });
 export type AgentId = z.infer<typeof AgentId>;
+
+export const isBuiltinAgent = (id: string): id is BuiltinAgentId => (BUILTIN_AGENTS as readonly string[]).includes(id);
 
 export const Capabilities = z
   .object({

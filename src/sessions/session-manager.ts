@@ -5,7 +5,7 @@
 // With a durable store, the sessions a previous daemon kept are restored at start (lazily: no
 // event is read), a graceful stop suspends agents instead of ending sessions, and ended sessions
 // leave memory after the TTL but stay in the store until retention drops them.
-import type { AgentRegistry } from '../agents/registry.js';
+import { lookupDriver, requireDriver, type AgentRegistry } from '../agents/registry.js';
 import { ApiError, sessionNotFound } from '../errors.js';
 import type { CreateSessionRequest, SessionInfo } from '../schema/api.js';
 import type { Clock, IdGenerator } from '../util/deps.js';
@@ -79,7 +79,7 @@ export class SessionManager {
     this.prune();
     let restored = 0;
     for (const record of store.loadSessions()) {
-      const driver = registry[record.agent as keyof AgentRegistry];
+      const driver = lookupDriver(registry, record.agent);
       if (!driver) {
         logger.warn({ sessionId: record.id, agent: record.agent }, 'stored session of an agent this build has no adapter for: left in the store, not restored');
         continue;
@@ -152,12 +152,7 @@ export class SessionManager {
     if (this.sessions.has(id) || this.reserved.has(id)) {
       throw new ApiError('session_exists', `Session '${id}' already exists; choose another id or DELETE it first.`, { sessionId: id });
     }
-    const driver = this.options.registry[request.agent];
-    if (!driver) {
-      throw new ApiError('agent_not_available', `Agent '${request.agent}' has no adapter in this build yet; 'mock' is available.`, {
-        agent: request.agent,
-      });
-    }
+    const driver = requireDriver(this.options.registry, request.agent, 'body.agent');
     const victim = this.claimRoom();
     this.reserved.add(id);
     try {

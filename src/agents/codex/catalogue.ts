@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { ChildProcess } from '../../process/spawn.js';
 import { processSpawnOptions, type ProcessLimits } from '../process-options.js';
 import type { ModeInfo, ModelInfo, ModelList, QueryContext } from '../types.js';
-import { JsonRpcPeer } from './json-rpc.js';
+import { JsonRpcPeer } from '../json-rpc.js';
 import { modesFromList } from './modes.js';
 
 /** Enough pages for any catalogue; a server that keeps answering a cursor is cut off here. */

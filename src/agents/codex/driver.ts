@@ -1,5 +1,5 @@
 // How Codex is run: ONE long-lived `codex app-server --strict-config` per session, JSON-RPC over
-// stdio (src/agents/codex/json-rpc.ts). Protocol facts (0.169.0) are in
+// stdio (src/agents/json-rpc.ts). Protocol facts (0.169.0) are in
 // test/fixtures/codex/recorded/README.md and docs/codex.md; the shapes written here are those of
 // `codex app-server generate-json-schema` (v2).
 //
@@ -31,7 +31,7 @@ import type { AgentDriver, AgentHandle, AgentSink, StartOptions } from '../types
 import { codexCapabilities } from './capabilities.js';
 import { listCodexModels, listCodexModes, type CatalogueDeps } from './catalogue.js';
 import { codexConverter } from './convert.js';
-import { JsonRpcPeer, type RpcId, type RpcServerRequest } from './json-rpc.js';
+import { JsonRpcPeer, type RpcId, type RpcServerRequest } from '../json-rpc.js';
 import { elicitationContent } from './elicitation.js';
 import { turnInput, userInputAnswers } from './input.js';
 import { codexMcpServers, McpStartup } from './mcp.js';

@@ -1,7 +1,9 @@
-// A small JSON-RPC peer over a child process's stdio, as `codex app-server` speaks it: one JSON
-// object per line, no `jsonrpc` field (none is sent, none is required), no Content-Length framing.
-// Facts (0.169.0, test/fixtures/codex/recorded/README.md): our request ids and the server's request
-// ids are two independent counters that both start at 0, so a message is told apart by its shape:
+// A small JSON-RPC peer over a child process's stdio: one JSON object per line, no Content-Length
+// framing. Shared by the Codex driver (`codex app-server` neither sends nor needs a `jsonrpc`
+// member) and the ACP drivers (JSON-RPC 2.0 proper: `jsonrpc: "2.0"` on every message we write,
+// the `jsonrpc` option). A received message never needs the member.
+// Our request ids and the other side's request ids are two independent counters (Codex 0.169.0:
+// both start at 0, test/fixtures/codex/recorded/README.md), so a message is told apart by its shape:
 //
 //   id + method            a request from the server (approvals, user input): onRequest
 //   method, no id          a notification: onNotification
@@ -9,8 +11,8 @@
 //
 // Every received message, responses included, is also handed to `native` (the converter sees the
 // whole stream); a line that is not JSON reaches `native` as its text and nothing else.
-import { ChildProcess, type SpawnOptions } from '../../process/spawn.js';
-import { parseNativeLine } from '../process-options.js';
+import { ChildProcess, type SpawnOptions } from '../process/spawn.js';
+import { parseNativeLine } from './process-options.js';
 
 export type RpcId = number | string;
 
@@ -29,6 +31,11 @@ export interface RpcServerRequest {
 export interface RpcNotification {
   method: string;
   params?: unknown;
+}
+
+export interface PeerOptions {
+  /** Write `"jsonrpc": "2.0"` on every outgoing message (strict JSON-RPC 2.0 peers need it). */
+  jsonrpc?: boolean;
 }
 
 export interface PeerHandlers {
@@ -67,11 +74,12 @@ export class JsonRpcPeer {
   constructor(
     private readonly writeLine: (line: string) => Promise<void>,
     private readonly handlers: PeerHandlers,
+    private readonly options: PeerOptions = {},
   ) {}
 
   /** Spawns `options.command` and speaks JSON-RPC over its stdio; the peer fails every pending
    *  request once the process exits. */
-  static async spawn(options: SpawnOptions, handlers: PeerHandlers): Promise<{ peer: JsonRpcPeer; child: ChildProcess }> {
+  static async spawn(options: SpawnOptions, handlers: PeerHandlers, peerOptions: PeerOptions = {}): Promise<{ peer: JsonRpcPeer; child: ChildProcess }> {
     let peer: JsonRpcPeer | undefined;
     const early: unknown[] = [];
     const child = await ChildProcess.start(options, (line) => {
@@ -79,7 +87,7 @@ export class JsonRpcPeer {
       if (peer) peer.receive(message);
       else early.push(message);
     });
-    peer = new JsonRpcPeer((line) => child.writeLine(line), handlers);
+    peer = new JsonRpcPeer((line) => child.writeLine(line), handlers, peerOptions);
     for (const message of early) peer.receive(message);
     void child.exited.then((exit) => peer!.close(`the process exited (${exit.signal ?? `code ${exit.exitCode}`})`));
     return { peer, child };
@@ -171,6 +179,6 @@ export class JsonRpcPeer {
   }
 
   private write(message: Record<string, unknown>): Promise<void> {
-    return this.writeLine(JSON.stringify(message));
+    return this.writeLine(JSON.stringify(this.options.jsonrpc ? { jsonrpc: '2.0', ...message } : message));
   }
 }

@@ -1,0 +1,178 @@
+// The ACP converter: JSON-RPC messages an ACP agent writes on stdout (native.ts) → draft events.
+// Pure (design rule 1). Three kinds of message, told apart by shape like the peer does:
+//   requests from the agent (`id` + `method`): session/request_permission → permission.requested;
+//     any other request is refused by the driver at once and shows as an `error`
+//   notifications (`method`): session/update (below), $/cancel_request; others → a status item
+//   answers to our requests (`id`): initialize (agent info), session/new (session.started),
+//     session/prompt (turn.ended with its stop reason), errors (error + turn.ended)
+// session/update: message/thought/user chunks (convert-messages.ts), tool_call and
+// tool_call_update (convert-tools.ts), plan, available_commands_update, current_mode_update as
+// status items, usage_update into turn.ended metadata, and any other well-formed update as a status
+// item labelled with its kind: never agent.unparsed for what parses.
+import type { Converter, Draft } from '../types.js';
+import { guardedConverter, unparsedDraft } from '../unparsed.js';
+import { chunk, closeMessage } from './convert-messages.js';
+import { toolCall, toolCallUpdate } from './convert-tools.js';
+import {
+  AgentNotification,
+  AgentRequest,
+  AvailableCommandsUpdate,
+  CancelRequest,
+  ContentChunk,
+  CurrentModeUpdate,
+  InitializeResult,
+  NewSessionResult,
+  Plan,
+  PromptResult,
+  RequestPermission,
+  Response,
+  SessionNotification,
+  ToolCallFields,
+} from './native.js';
+import { permissionRequested } from './permission.js';
+import { boundedJson, defined, initialState, isObject, statusItem, type AcpState, type Out } from './state.js';
+
+export const LOCATION = 'acp.convert';
+export type { AcpState } from './state.js';
+
+/** Stop reasons that end a turn short of what was asked: an `error` says so before turn.ended. */
+const ABNORMAL_STOPS: Readonly<Record<string, string>> = {
+  refusal: 'the agent refused to continue',
+  max_tokens: 'the model reached its token limit',
+  max_turn_requests: 'the turn reached its limit of model requests',
+};
+
+export const acpConverter: Converter<AcpState> = guardedConverter(LOCATION, initialState, convertMessage);
+
+function convertMessage(state: AcpState, native: unknown): Out {
+  if (typeof native === 'string') return { state, events: [unparsed('not JSON', native)] };
+  if (!isObject(native)) return { state, events: [unparsed('not a JSON-RPC object', native)] };
+  const hasMethod = 'method' in native;
+  const hasId = 'id' in native;
+  if (hasMethod && hasId) {
+    const req = AgentRequest.safeParse(native);
+    return req.success ? request(state, String(req.data.id), req.data.method, req.data.params, native) : { state, events: [unparsed('malformed request', native)] };
+  }
+  if (hasMethod) {
+    const note = AgentNotification.safeParse(native);
+    return note.success ? notification(state, note.data.method, note.data.params, native) : { state, events: [unparsed('malformed notification', native)] };
+  }
+  if (hasId) {
+    const res = Response.safeParse(native);
+    if (!res.success || (!('result' in native) && !('error' in native))) return { state, events: [unparsed('malformed response', native)] };
+    return res.data.error ? errorResponse(state, res.data.error) : response(state, res.data.result);
+  }
+  return { state, events: [unparsed('neither a request, a notification nor a response', native)] };
+}
+
+function request(state: AcpState, id: string, method: string, params: unknown, native: unknown): Out {
+  if (method === 'session/request_permission') {
+    const p = RequestPermission.safeParse(params);
+    if (!p.success) return { state, events: [unparsed(`${method}: malformed params`, native)] };
+    const { draft, action, metadata } = permissionRequested(id, p.data.toolCall, p.data.options);
+    return { state: { ...state, permissions: { ...state.permissions, [id]: { action, metadata } } }, events: [draft] };
+  }
+  // fs/*, terminal/* (capabilities we do not advertise) and anything newer: the driver has already
+  // answered "method not found"; the stream says what the agent wanted.
+  const message = `the agent sent a '${method}' request, which agentwire does not offer; it was answered with a JSON-RPC error`;
+  return { state, events: [{ type: 'error', data: { message, code: 'acp_unsupported_request', details: { method, request_id: id } } }] };
+}
+
+function notification(state: AcpState, method: string, params: unknown, native: unknown): Out {
+  if (method === '$/cancel_request') {
+    const p = CancelRequest.safeParse(params);
+    if (!p.success) return { state, events: [unparsed(`${method}: malformed params`, native)] };
+    const id = String(p.data.requestId);
+    const open = state.permissions[id];
+    if (!open) return { state, events: [] };
+    const { [id]: _, ...permissions } = state.permissions;
+    const metadata = { ...open.metadata, reason: 'cancelled_by_agent' };
+    return { state: { ...state, permissions }, events: [{ type: 'permission.resolved', data: { permission_id: id, action: open.action, status: 'denied', metadata } }] };
+  }
+  if (method !== 'session/update') return statusItem(state, method, boundedJson(params));
+  const p = SessionNotification.safeParse(params);
+  if (!p.success) return { state, events: [unparsed('session/update: malformed params', native)] };
+  return update(state, p.data.update, native);
+}
+
+function update(state: AcpState, u: { sessionUpdate: string } & Record<string, unknown>, native: unknown): Out {
+  const kind = u.sessionUpdate;
+  const bad = (): Out => ({ state, events: [unparsed(`session/update ${kind}: malformed`, native)] });
+  switch (kind) {
+    case 'agent_message_chunk':
+    case 'agent_thought_chunk':
+    case 'user_message_chunk': {
+      const c = ContentChunk.safeParse(u);
+      if (!c.success) return bad();
+      const stream = kind === 'agent_message_chunk' ? 'agent' : kind === 'agent_thought_chunk' ? 'thought' : 'user';
+      return chunk(state, stream, c.data.content, c.data.messageId ?? null);
+    }
+    case 'tool_call':
+    case 'tool_call_update': {
+      const t = ToolCallFields.safeParse(u);
+      if (!t.success) return bad();
+      return kind === 'tool_call' ? toolCall(state, t.data) : toolCallUpdate(state, t.data);
+    }
+    case 'plan': {
+      const p = Plan.safeParse(u);
+      if (!p.success) return bad();
+      const lines = p.data.entries.map((e) => `${e.status === 'completed' ? '[x]' : e.status === 'in_progress' ? '[~]' : '[ ]'} ${e.content}`);
+      return statusItem(state, 'plan', lines.join('\n'), p.data.entries);
+    }
+    case 'available_commands_update': {
+      const c = AvailableCommandsUpdate.safeParse(u);
+      if (!c.success) return bad();
+      return statusItem(state, 'available_commands', c.data.availableCommands.map((x) => `/${x.name}`).join(' '), c.data.availableCommands);
+    }
+    case 'current_mode_update': {
+      const m = CurrentModeUpdate.safeParse(u);
+      return m.success ? statusItem(state, 'mode', m.data.currentModeId) : bad();
+    }
+    case 'usage_update':
+      return { state: { ...state, usage: stripKind(u) }, events: [] };
+  }
+  // config_option_update, session_info_update and whatever a newer agent sends: shown, not lost.
+  return statusItem(state, kind, boundedJson(stripKind(u)));
+}
+
+function response(state: AcpState, result: unknown): Out {
+  const prompt = PromptResult.safeParse(result);
+  if (prompt.success) return endTurn(state, prompt.data.stopReason, prompt.data.usage);
+  const created = NewSessionResult.safeParse(result);
+  if (created.success) {
+    const { sessionId, modes, models } = created.data;
+    const metadata = defined({ agent: state.agentInfo ?? undefined, mode: modes?.currentModeId, model: models?.currentModelId });
+    return { state, events: [{ type: 'session.started', native_session_id: sessionId, data: { metadata } }] };
+  }
+  const init = InitializeResult.safeParse(result);
+  if (init.success) {
+    const info = init.data.agentInfo ? defined({ ...init.data.agentInfo }) : {};
+    return { state: { ...state, agentInfo: { ...info, protocolVersion: init.data.protocolVersion } }, events: [] };
+  }
+  // session/load, session/set_mode, session/set_model …: the driver's business, no event.
+  return { state, events: [] };
+}
+
+/** An error answer. After start-up the only request we send is session/prompt: it ends the turn. */
+function errorResponse(state: AcpState, error: { code?: number | undefined; message?: string | undefined; data?: unknown }): Out {
+  const message = error.message ?? 'the agent answered with an error';
+  const draft: Draft = { type: 'error', data: { message, code: 'acp_error', details: defined({ code: error.code, data: error.data }) } };
+  const ended = endTurn(state, 'error', undefined);
+  return { state: ended.state, events: [draft, ...ended.events] };
+}
+
+function endTurn(state: AcpState, stopReason: string, usage: unknown): Out {
+  const closed = closeMessage(state);
+  const events = [...closed.events];
+  const abnormal = ABNORMAL_STOPS[stopReason];
+  if (abnormal) events.push({ type: 'error', data: { message: abnormal, code: `acp_${stopReason}` } });
+  events.push({ type: 'turn.ended', data: { metadata: defined({ stop_reason: stopReason, usage: usage ?? state.usage }) } });
+  return { state: { ...closed.state, lastMessage: null, tools: {}, permissions: {}, usage: undefined }, events };
+}
+
+function stripKind(u: Record<string, unknown>): Record<string, unknown> {
+  const { sessionUpdate: _, ...rest } = u;
+  return rest;
+}
+
+const unparsed = (error: string, native: unknown): Draft => unparsedDraft(LOCATION, error, native);

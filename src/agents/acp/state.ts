@@ -1,0 +1,69 @@
+// The ACP converter's state (pure data, replaced, never mutated) and the small helpers every part
+// of the converter shares: item keys, status items, bounded JSON.
+import type { ContentPart } from '../../schema/events.js';
+import type { Draft, DraftItem } from '../types.js';
+import type { ToolCallContent } from './native.js';
+
+/** The message being streamed. ACP has no "message ended" update: a message ends when a chunk of
+ *  another stream (or message id) arrives, a tool call starts, or the turn ends. */
+export interface OpenMessage {
+  stream: 'agent' | 'thought' | 'user';
+  key: string;
+  messageId: string | null;
+  text: string;
+  /** Non-text content (images, resources) kept for the completed item. */
+  parts: readonly ContentPart[];
+}
+
+export interface ToolState {
+  parent: string | null;
+  kind: string | null;
+  /** The latest `content` (an update's content replaces the earlier one) and `rawOutput`. */
+  content: readonly ToolCallContent[];
+  rawOutput: unknown;
+  /** Terminal output streamed so far (the `_meta.terminal_output` extension) and its exit. */
+  output: string;
+  exit: unknown;
+  /** Paths whose diff is already in the call item, so the result item does not repeat them. */
+  diffs: readonly string[];
+  done: boolean;
+}
+
+export interface AcpState {
+  /** From the initialize answer: named in session.started. */
+  readonly agentInfo: Record<string, unknown> | null;
+  readonly open: OpenMessage | null;
+  /** Items numbered so far (messages, thoughts, status items): keys stay unique in the session. */
+  readonly counter: number;
+  /** The turn's latest assistant message key: the parent of the tool items that follow it. */
+  readonly lastMessage: string | null;
+  readonly tools: Readonly<Record<string, ToolState>>;
+  /** Open permission requests by JSON-RPC id: what their resolution repeats if the agent withdraws one. */
+  readonly permissions: Readonly<Record<string, { action: string; metadata: Record<string, unknown> }>>;
+  /** The last usage_update, reported with turn.ended. */
+  readonly usage: unknown;
+}
+
+export type Out = { state: AcpState; events: Draft[] };
+
+export const initialState = (): AcpState => ({ agentInfo: null, open: null, counter: 0, lastMessage: null, tools: {}, permissions: {}, usage: undefined });
+
+export function statusItem(state: AcpState, label: string, detail: string, json?: unknown): Out {
+  const n = state.counter + 1;
+  const content: ContentPart[] = [{ type: 'status', label, detail }];
+  if (json !== undefined) content.push({ type: 'json', json });
+  const item: DraftItem = { key: `status:${n}`, native_item_id: null, kind: 'status', role: null, content, status: 'completed' };
+  return { state: { ...state, counter: n }, events: [{ type: 'item.completed', item }] };
+}
+
+/** A value as text for a status item or a tool's output, cut at 4 KB (raw keeps the whole message). */
+export function boundedJson(value: unknown): string {
+  const text = value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > 4096 ? `${text.slice(0, 4096)}…` : text;
+}
+
+export function defined(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined && v !== null));
+}
+
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
