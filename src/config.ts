@@ -223,9 +223,12 @@ function checkExposure(config: Config): Config {
 
 /** The effective config for the start-up log: secrets replaced. */
 export function redacted(config: Config): Record<string, unknown> {
-  return Object.fromEntries(
+  const shown = Object.fromEntries(
     Object.entries(config).map(([k, v]) => [k, (OPTIONS[k as ConfigKey] as Option<z.ZodType>).secret && v ? '[redacted]' : v]),
   );
+  // A configured agent's env (--acp-agents-file) may carry its keys: names only.
+  const acpAgents = config.acpAgents.map((a) => (a.env ? { ...a, env: Object.fromEntries(Object.keys(a.env).map((n) => [n, '[redacted]'])) } : a));
+  return { ...shown, acpAgents };
 }
 
 export function flagHelp(): string {

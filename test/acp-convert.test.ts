@@ -57,6 +57,12 @@ describe('acp converter', () => {
     ]);
   });
 
+  it('an error answer without an id (a parse error) is an error that ends no turn', () => {
+    expect(run([{ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }])).toEqual([
+      { type: 'error', data: { message: 'Parse error', code: 'acp_error', details: { code: -32700 } } },
+    ]);
+  });
+
   it('is unparsed only for what is not JSON-RPC or malformed', () => {
     const events = run(['not json', [1, 2], { jsonrpc: '2.0' }, update({ sessionUpdate: 'tool_call', title: 'no id' }), { jsonrpc: '2.0', id: 1, method: 'session/request_permission', params: { options: 'x' } }]);
     expect(events.map((e) => e.type)).toEqual(['agent.unparsed', 'agent.unparsed', 'agent.unparsed', 'agent.unparsed', 'agent.unparsed']);

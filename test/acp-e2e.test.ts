@@ -3,15 +3,19 @@
 // asks permissions answered over the API, plans, edits with a diff, streams terminal output, is
 // interrupted and terminated, and misbehaves (a line that is not JSON, a request we do not offer,
 // an exit mid-turn).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { AcpAgentDefinition } from '../src/agents/acp/definition.js';
+import { createAcpDriver } from '../src/agents/acp/driver.js';
 import type { App } from '../src/app.js';
 import { Config } from '../src/config.js';
 import type { AgentInfo } from '../src/schema/api.js';
 import type { UniversalEvent } from '../src/schema/events.js';
+import { randomIds, systemClock } from '../src/util/deps.js';
 import { expectNoUnparsed, getEvents, makeApp, post, runTurn, types, waitFor } from './helpers.js';
+import { expectProblem } from './http-problems.js';
 
 const AGENT = new URL('./support/acp-test-agent.mjs', import.meta.url).pathname;
 let dir: string;
@@ -165,6 +169,94 @@ describe('a configured ACP agent through the API', () => {
     const bad = await post(app, '/v1/sessions/s7', { agent: 'tester', cwd: dir, model: 'nope' });
     expect(bad.statusCode, bad.body).toBe(400);
     expect(bad.json().detail).toContain('test-small, test-large');
+  });
+});
+
+describe('install and resume', () => {
+  it('a command-configured agent has nothing to install; an unknown name is a 400 naming the field', async () => {
+    app = await makeApp({ config: config() });
+    const none = expectProblem(await post(app, '/v1/agents/tester/install', {}), 400, 'invalid_request');
+    expect(none.detail).toContain('nothing to install');
+    const unknown = expectProblem(await post(app, '/v1/agents/nobody/install', {}), 400, 'invalid_request');
+    expect(unknown.detail).toContain('path.agent');
+    expectProblem(await post(app, '/v1/sessions/x', { agent: 'nobody' }), 400, 'invalid_request');
+  });
+
+  it("after a restart resumes the agent's session with session/load, or says it cannot when the agent lost it", async () => {
+    const dataDir = join(dir, 'data');
+    const open = () => makeApp({ ids: randomIds, clock: systemClock, config: { ...config(), dataDir } });
+    app = await open();
+    await create('r1');
+    await create('r2');
+    await runTurn(app, 'r1', 'first words');
+    await runTurn(app, 'r2', 'other words');
+    const lost = (await getEvents(app, 'r2'))[0]!.native_session_id!;
+    await app.app.close();
+    rmSync(join(dir, 'store', `${lost}.json`));
+
+    app = await open();
+    const resumed = await runTurn(app, 'r1', 'history');
+    expectNoUnparsed(resumed);
+    expect(deltas(resumed).join('')).toBe('I remember: first words');
+    expectProblem(await post(app, '/v1/sessions/r2/messages', { message: 'history' }), 502, 'agent_start_failed');
+    const failed = await getEvents(app, 'r2');
+    const error = failed.find((e) => e.type === 'error' && e.data.code === 'native_resume_failed')!;
+    expect((error.data as { message: string }).message).toContain(`no session ${lost}`);
+    expect(failed.at(-1)).toMatchObject({ type: 'session.ended', data: { reason: 'error' } });
+  });
+});
+
+describe('a built-in style definition', () => {
+  // What a built-in ACP agent is: a definition given to createAcpDriver (docs/acp.md).
+  const definition: AcpAgentDefinition = {
+    id: 'defined',
+    title: 'Defined agent',
+    args: [AGENT],
+    session: () => ({ env: { ACP_TEST_STORE: join(dir, 'store') } }),
+    permissionModes: ['default', 'bypass'],
+    permissionModeIds: { bypass: 'code' },
+    capabilities: { mcpTools: false },
+  };
+  const limits = { maxLineChars: 1 << 20, killGraceMs: 500, startTimeoutMs: 10_000, stderrHeadLines: 20, stderrTailLines: 50 };
+
+  it('maps a permissionMode onto an ACP mode, and overrides capabilities', async () => {
+    app = await makeApp({ registry: { defined: createAcpDriver(definition, limits, async () => process.execPath) } });
+    const listed = (await app.app.inject({ method: 'GET', url: '/v1/agents' })).json() as { agents: AgentInfo[] };
+    expect(listed.agents.find((a) => a.id === 'defined')?.capabilities).toMatchObject({ mcpTools: false, permissions: true });
+    const res = await post(app, '/v1/sessions/d1', { agent: 'defined', cwd: dir, permissionMode: 'bypass' });
+    expect(res.statusCode, res.body).toBe(200);
+    const mode = items(await getEvents(app, 'd1'), 'status').find((i) => i.content[0]?.type === 'status' && i.content[0].label === 'mode');
+    expect(mode?.content[0]).toMatchObject({ detail: 'code' });
+    expectProblem(await post(app, '/v1/sessions/d2', { agent: 'defined', permissionMode: 'plan' }), 400, 'invalid_request');
+  });
+});
+
+describe('MCP servers', () => {
+  it('passes stdio servers to session/new and refuses a transport the agent did not announce', async () => {
+    app = await makeApp({ config: config() });
+    await create('mcp1', { mcp: { files: { command: 'mcp-files', args: ['/w'], env: { K: 'v' } } } });
+    const events = await runTurn(app, 'mcp1', 'mcp');
+    expect(deltas(events).join('')).toBe('mcp: [{"name":"files","command":"mcp-files","args":["/w"],"env":[{"name":"K","value":"v"}]}]');
+    const refused = expectProblem(await post(app, '/v1/sessions/mcp2', { agent: 'tester', cwd: dir, mcp: { web: { type: 'http', url: 'http://127.0.0.1:1/mcp' } } }), 400, 'invalid_request');
+    expect(refused.detail).toContain('mcpCapabilities.http');
+  });
+});
+
+describe('prompt content', () => {
+  it('sends an image inline (the agent announced promptCapabilities.image) and other files as resource links', async () => {
+    app = await makeApp({ config: config() });
+    writeFileSync(join(dir, 'pic.png'), Buffer.from('89504e470d0a1a0a', 'hex'));
+    writeFileSync(join(dir, 'notes.txt'), 'notes');
+    await create('p1');
+    const from = (await getEvents(app, 'p1')).length;
+    const attachments = [{ path: join(dir, 'pic.png'), mime: 'image/png' }, { path: join(dir, 'notes.txt') }];
+    expect((await post(app, '/v1/sessions/p1/messages', { message: 'blocks', attachments })).statusCode).toBe(204);
+    const events = await waitFor(async () => {
+      const all = (await getEvents(app, 'p1')).slice(from);
+      return all.some((e) => e.type === 'turn.ended') ? all : undefined;
+    }, 10_000);
+    expectNoUnparsed(events);
+    expect(deltas(events).join('')).toBe('blocks: text,image,resource_link');
   });
 });
 

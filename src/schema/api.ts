@@ -153,7 +153,7 @@ export const AgentIdParam = z.object({ agent: AgentId });
 
 export const AgentSource = z
   .enum(['flag', 'install-dir', 'path'])
-  .openapi('AgentSource', { description: 'Where the executable was found: an explicit --<agent>-bin, the daemon install directory, or PATH' });
+  .openapi('AgentSource', { description: 'Where the executable was found: an explicit --<agent>-bin (or an --acp-agent command), the daemon install directory, or PATH' });
 
 export const AgentInfo = z
   .object({

@@ -18,6 +18,8 @@
 //   exit             one chunk, a line on stderr, then exits with code 3 mid-turn
 //   fail             the prompt answers a JSON-RPC error
 //   blocks           reports the types of the prompt's content blocks
+//   mcp              reports the MCP servers session/new was given
+//   history          names the earlier prompts of the session (after a session/load too)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -100,7 +102,7 @@ async function prompt(id, params) {
   const session = load(sid);
   if (!session) return send({ id, error: { code: -32602, message: `unknown session ${sid}` } });
   const words = params.prompt.filter((/** @type {any} */ b) => b.type === 'text').map((/** @type {any} */ b) => b.text).join(' ');
-  const script = ['think', 'permission', 'plan', 'diff', 'terminal', 'slow', 'commands', 'garbage', 'askclient', 'exit', 'fail', 'blocks'].find((w) => words.split(/\W+/).includes(w)) ?? 'hello';
+  const script = ['think', 'permission', 'plan', 'diff', 'terminal', 'slow', 'commands', 'garbage', 'askclient', 'exit', 'fail', 'blocks', 'history', 'mcp'].find((w) => words.split(/\W+/).includes(w)) ?? 'hello';
   let stop = 'end_turn';
   let reply = `You said: ${words}`;
   switch (script) {
@@ -164,6 +166,12 @@ async function prompt(id, params) {
       break;
     case 'fail':
       return send({ id, error: { code: -32603, message: 'the model exploded' } });
+    case 'mcp':
+      reply = `mcp: ${JSON.stringify(session.mcp)}`;
+      break;
+    case 'history':
+      reply = `I remember: ${session.turns.map((/** @type {{user: string}} */ t) => t.user).join(' | ')}`;
+      break;
     case 'blocks':
       reply = `blocks: ${params.prompt.map((/** @type {any} */ b) => b.type).join(',')}`;
       break;

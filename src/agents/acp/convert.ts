@@ -57,6 +57,11 @@ function convertMessage(state: AcpState, native: unknown): Out {
     const note = AgentNotification.safeParse(native);
     return note.success ? notification(state, note.data.method, note.data.params, native) : { state, events: [unparsed('malformed notification', native)] };
   }
+  if (hasId && native.id === null && isObject(native.error)) {
+    // JSON-RPC's answer to a message it could not read (a parse error has no id to answer with).
+    const message = typeof native.error.message === 'string' ? native.error.message : 'the agent could not read a message';
+    return { state, events: [{ type: 'error', data: { message, code: 'acp_error', details: defined({ code: native.error.code, data: native.error.data }) } }] };
+  }
   if (hasId) {
     const res = Response.safeParse(native);
     if (!res.success || (!('result' in native) && !('error' in native))) return { state, events: [unparsed('malformed response', native)] };

@@ -38,6 +38,9 @@ export interface AcpAgentDefinition {
   session?(options: StartOptions): AcpSessionSetup | Promise<AcpSessionSetup>;
   /** The permissionMode values it honours, default first (`session` maps them); default ['default']. */
   permissionModes?: readonly PermissionMode[];
+  /** For agents whose approval setting is an ACP session mode: the mode a permissionMode selects
+   *  (session/set_mode) when the session's agentMode is `default`. */
+  permissionModeIds?: Partial<Record<PermissionMode, string>>;
   /** Modes known without asking the agent; the agent's own (session/new `modes`) are asked for too. */
   modes?: readonly ModeInfo[];
   /** Models known without asking the agent (the answer when it cannot be asked). */

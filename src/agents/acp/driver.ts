@@ -17,7 +17,7 @@
 // JSON-RPC "method not found": an unanswered request stalls an agent until it times out.
 import { ApiError } from '../../errors.js';
 import type { Capabilities } from '../../schema/agents.js';
-import type { PermissionReply } from '../../schema/api.js';
+import type { PermissionMode, PermissionReply } from '../../schema/api.js';
 import type { RpcServerRequest } from '../json-rpc.js';
 import { processSpawnOptions, type ProcessLimits } from '../process-options.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions } from '../types.js';
@@ -115,10 +115,12 @@ async function startAcp(options: StartOptions, sink: AgentSink, deps: AcpDeps): 
   const handshake = async () => {
     const init = await initialize(rpc, limits.startTimeoutMs);
     deps.learn(init);
+    checkMcpTransports(options.mcp, init, definition.id);
     promptCaps = init.agentCapabilities?.promptCapabilities ?? {};
     const request = { cwd: options.cwd, mcpServers: acpMcpServers(options.mcp), nativeSessionId: options.nativeSessionId };
     const opened = await openSession(rpc, init, request, limits.startTimeoutMs, (on) => void (replaying = on));
-    await applySettings(rpc, opened.sessionId, opened.setup, options, limits.startTimeoutMs, definition.id);
+    const agentMode = options.agentMode === 'default' ? (definition.permissionModeIds?.[options.permissionMode as PermissionMode] ?? 'default') : options.agentMode;
+    await applySettings(rpc, opened.sessionId, opened.setup, { agentMode, model: options.model }, limits.startTimeoutMs, definition.id);
     return opened.sessionId;
   };
   const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), limits.startTimeoutMs).unref());
@@ -185,6 +187,18 @@ async function startAcp(options: StartOptions, sink: AgentSink, deps: AcpDeps): 
       await proc.kill();
     },
   };
+}
+
+/** An MCP server over http or sse only goes to an agent that announced that transport. */
+function checkMcpTransports(mcp: StartOptions['mcp'], init: InitializeResult, agent: string): void {
+  const announced = init.agentCapabilities?.mcpCapabilities ?? {};
+  for (const [name, server] of Object.entries(mcp ?? {})) {
+    if (typeof server.url !== 'string') continue;
+    const transport = server.type === 'sse' ? 'sse' : 'http';
+    if (!announced[transport]) {
+      throw new ApiError('invalid_request', `MCP server '${name}' is ${transport}, which ${agent} does not take (it announced no mcpCapabilities.${transport}); give it as {command, args}.`, { agent, field: 'mcp' });
+    }
+  }
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
