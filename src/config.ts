@@ -108,6 +108,8 @@ export const OPTIONS = {
   acpAgents: opt({ flag: 'acp-agent', env: 'ACP_AGENT', schema: z.array(acpAgentSpec).default([]), kind: 'list', envSeparator: /[;\n]/, help: "an ACP agent: 'name=command args…' (repeatable; in the variable, entries separated by ;)" }),
   acpAgentsFile: opt({ flag: 'acp-agents-file', env: 'ACP_AGENTS_FILE', schema: z.string().min(1).optional(), help: 'a JSON file of ACP agents: {"agents": {"<name>": {"command", "args", "env", "package"}}}' }),
   ampBin: opt({ flag: 'amp-bin', env: 'AMP_BIN', schema: z.string().min(1).optional(), help: 'the amp executable to use (skips the agents dir and PATH)' }),
+  geminiBin: opt({ flag: 'gemini-bin', env: 'GEMINI_BIN', schema: z.string().min(1).optional(), help: 'the gemini executable to use (skips the agents dir and PATH)' }),
+  qwenBin: opt({ flag: 'qwen-bin', env: 'QWEN_BIN', schema: z.string().min(1).optional(), help: 'the qwen executable to use (skips the agents dir and PATH)' }),
 };
 
 type Options = typeof OPTIONS;

@@ -55,13 +55,13 @@ function bare(extra: { env?: NodeJS.ProcessEnv; config?: AppDeps['config'] } = {
 }
 
 describe('GET /v1/agents', () => {
-  it('lists all five agents; the pinned CLIs from the default agents dir, the mock bundled', async () => {
+  it('lists all seven agents; the pinned CLIs from the default agents dir, the mock bundled', async () => {
     const app = await makeApp();
     const res = await app.app.inject({ method: 'GET', url: '/v1/agents' });
     await app.app.close();
     expect(res.statusCode, res.body).toBe(200);
     const { agents } = AgentList.parse(res.json());
-    expect(agents.map((a) => a.id)).toEqual(['claude', 'codex', 'opencode', 'amp', 'mock']);
+    expect(agents.map((a) => a.id)).toEqual(['claude', 'codex', 'opencode', 'amp', 'gemini', 'qwen', 'mock']);
     for (const agent of INSTALLABLE_AGENTS) {
       const info = agents.find((a) => a.id === agent)!;
       expect(info, agent).toMatchObject({
@@ -147,6 +147,9 @@ describe('GET /v1/agents', () => {
     expect(agents.amp!.credentialsAvailable).toBe(false); // empty counts as unset
     expect(JSON.stringify(agents)).not.toContain(secret);
     expect((await listAgents(bare({ env: { CODEX_API_KEY: 'x' } }))).codex!.credentialsAvailable).toBe(true);
+    const keyed = await listAgents(bare({ env: { GEMINI_API_KEY: 'g', OPENAI_API_KEY: 'o' } }));
+    expect([keyed.gemini!.credentialsAvailable, keyed.qwen!.credentialsAvailable]).toEqual([true, true]);
+    expect((await listAgents(bare({ env: {} }))).gemini!.credentialsAvailable).toBe(false);
   });
 
   it("credentials from the CLIs' own files in HOME (and CODEX_HOME)", async () => {
@@ -170,6 +173,13 @@ describe('GET /v1/agents', () => {
     expect((await listAgents(bare({ env: { CODEX_HOME: codexHome } }))).codex!.credentialsAvailable).toBe(true);
     put('.codex/auth.json');
     expect((await listAgents({ ...deps, agentEnv: { ...deps.agentEnv, home } })).codex!.credentialsAvailable).toBe(true);
+
+    // Gemini CLI's Google login and Qwen Code's .env.
+    expect([agents.gemini!.credentialsAvailable, agents.qwen!.credentialsAvailable]).toEqual([false, false]);
+    put('.gemini/oauth_creds.json');
+    put('.qwen/.env');
+    const later = await listAgents({ ...deps, agentEnv: { ...deps.agentEnv, home } });
+    expect([later.gemini!.credentialsAvailable, later.qwen!.credentialsAvailable]).toEqual([true, true]);
   });
 });
 
@@ -223,7 +233,7 @@ describe('POST /v1/agents/{agent}/install', () => {
       expectProblem(await post(app, '/v1/agents/amp/install', { reinstall: 'yes' }), 400, 'invalid_request');
       const mock = expectProblem(await post(app, '/v1/agents/mock/install', {}), 400, 'invalid_request');
       expect(mock.detail).toContain('nothing to install');
-      const unknown = expectProblem(await post(app, '/v1/agents/gemini/install', {}), 400, 'invalid_request');
+      const unknown = expectProblem(await post(app, '/v1/agents/cursor/install', {}), 400, 'invalid_request');
       expect(unknown.detail).toContain('path.agent');
       expectProblem(await app.app.inject({ method: 'GET', url: '/v1/agents/amp/install' }), 405, 'method_not_allowed');
     } finally {

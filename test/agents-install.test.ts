@@ -19,8 +19,8 @@ import {
 import { currentPlatform, INSTALLABLE_AGENTS, PINNED_AGENTS } from '../src/agents/versions.js';
 
 describe('pinned agent table', () => {
-  it('pins an exact version (no range) for claude, codex, opencode and amp', () => {
-    expect([...INSTALLABLE_AGENTS].sort()).toEqual(['amp', 'claude', 'codex', 'opencode']);
+  it('pins an exact version (no range) for claude, codex, opencode, amp, gemini and qwen', () => {
+    expect([...INSTALLABLE_AGENTS].sort()).toEqual(['amp', 'claude', 'codex', 'gemini', 'opencode', 'qwen']);
     for (const agent of INSTALLABLE_AGENTS) {
       const pinned = PINNED_AGENTS[agent];
       expect(pinned.version, `${agent} version`).toMatch(EXACT_VERSION);
@@ -37,6 +37,9 @@ describe('pinned agent table', () => {
     expect(PINNED_AGENTS.codex.executables(linux)[0]).toBe('node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex');
     expect(PINNED_AGENTS.opencode.executables(linux).slice(0, 2)).toEqual(['node_modules/opencode-linux-x64/bin/opencode', 'node_modules/opencode-linux-x64-baseline/bin/opencode']);
     expect(PINNED_AGENTS.amp.executables({ os: 'darwin', arch: 'arm64', musl: false })[0]).toBe('node_modules/@ampcode/cli-darwin-arm64/amp');
+    // Bundled JavaScript: the package's own bin script, the same on every platform.
+    expect(PINNED_AGENTS.gemini.executables(linux)[0]).toBe('node_modules/@google/gemini-cli/bundle/gemini.js');
+    expect(PINNED_AGENTS.qwen.executables(linux)[0]).toBe('node_modules/@qwen-code/qwen-code/cli-entry.js');
     for (const agent of INSTALLABLE_AGENTS) expect(PINNED_AGENTS[agent].executables(linux).at(-1)).toBe(`node_modules/.bin/${PINNED_AGENTS[agent].bin}`);
   });
 });

@@ -22,13 +22,13 @@ export async function lastSequence(app: App, id: string): Promise<number> {
 }
 
 /** Events after `from` once one of them has type `until` (polled, like a client would). */
-export async function eventsUntil(app: App, id: string, from: number, until: EventType[] = ['turn.ended', 'session.ended']): Promise<Ev[]> {
+export async function eventsUntil(app: App, id: string, from: number, until: EventType[] = ['turn.ended', 'session.ended'], timeoutMs = 10_000): Promise<Ev[]> {
   return waitFor(
     async () => {
       const events = await getEvents(app, id, from);
       return events.some((e) => until.includes(e.type)) ? events : undefined;
     },
-    10_000,
+    timeoutMs,
     `one of ${until.join(', ')} after sequence ${from}`,
   );
 }
@@ -38,14 +38,14 @@ export async function sendTurn(
   app: App,
   id: string,
   message: string,
-  options: { attachments?: Attachment[]; until?: EventType[] } = {},
+  options: { attachments?: Attachment[]; until?: EventType[]; timeoutMs?: number } = {},
 ): Promise<Turn> {
   const from = await lastSequence(app, id);
   const body = { message, ...(options.attachments ? { attachments: options.attachments } : {}) };
   const res = await post(app, `/v1/sessions/${id}/messages`, body);
   expect(res.statusCode, res.body).toBe(204);
   const until = options.until ?? ['turn.ended', 'session.ended', 'permission.requested', 'question.requested'];
-  return { from, events: await eventsUntil(app, id, from, until) };
+  return { from, events: await eventsUntil(app, id, from, until, options.timeoutMs) };
 }
 
 /**

@@ -906,7 +906,7 @@ export interface components {
             hitlTimeoutMs?: number;
         };
         /**
-         * @description An agent: one of the built-in ones (claude, codex, opencode, amp, mock) or an ACP agent the daemon was configured with (--acp-agent)
+         * @description An agent: one of the built-in ones (claude, codex, opencode, amp, gemini, qwen, mock) or an ACP agent the daemon was configured with (--acp-agent)
          * @example claude
          */
         AgentId: string;
@@ -2794,7 +2794,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An agent: one of the built-in ones (claude, codex, opencode, amp, mock) or an ACP agent the daemon was configured with (--acp-agent) */
+                /** @description An agent: one of the built-in ones (claude, codex, opencode, amp, gemini, qwen, mock) or an ACP agent the daemon was configured with (--acp-agent) */
                 agent: components["schemas"]["AgentId"];
             };
             cookie?: never;
@@ -2902,7 +2902,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An agent: one of the built-in ones (claude, codex, opencode, amp, mock) or an ACP agent the daemon was configured with (--acp-agent) */
+                /** @description An agent: one of the built-in ones (claude, codex, opencode, amp, gemini, qwen, mock) or an ACP agent the daemon was configured with (--acp-agent) */
                 agent: components["schemas"]["AgentId"];
             };
             cookie?: never;
@@ -2981,7 +2981,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description An agent: one of the built-in ones (claude, codex, opencode, amp, mock) or an ACP agent the daemon was configured with (--acp-agent) */
+                /** @description An agent: one of the built-in ones (claude, codex, opencode, amp, gemini, qwen, mock) or an ACP agent the daemon was configured with (--acp-agent) */
                 agent: components["schemas"]["AgentId"];
             };
             cookie?: never;

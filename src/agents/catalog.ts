@@ -57,4 +57,22 @@ export const AGENT_CATALOG: Record<InstallableAgentId, CatalogEntry> = {
       ...xdg(env, 'XDG_CONFIG_HOME', home, '.config').map((d) => join(d!, 'amp', 'secrets.json')),
     ],
   },
+  gemini: {
+    bin: 'gemini',
+    binOption: 'geminiBin',
+    versionPattern: SEMVER,
+    // An API key, Vertex AI, or the Google login Gemini CLI keeps in oauth_creds.json; it also
+    // loads variables from its own .env (its home is GEMINI_CLI_HOME when set, else HOME).
+    credentialEnv: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_GENAI_USE_GCA'],
+    credentialFiles: (home, env) => ['oauth_creds.json', '.env'].map((f) => join(env.GEMINI_CLI_HOME || home, '.gemini', f)),
+  },
+  qwen: {
+    bin: 'qwen',
+    binOption: 'qwenBin',
+    versionPattern: SEMVER,
+    // An OpenAI-compatible key (Qwen Code's usual set-up), or the keys of its other providers, in
+    // the environment or in the .env Qwen Code loads from its home (QWEN_HOME, else ~/.qwen).
+    credentialEnv: ['OPENAI_API_KEY', 'DASHSCOPE_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_API_KEY'],
+    credentialFiles: (home, env) => [join(env.QWEN_HOME || join(home, '.qwen'), '.env')],
+  },
 };

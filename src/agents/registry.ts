@@ -5,7 +5,10 @@ import { isBuiltinAgent, type AgentId } from '../schema/agents.js';
 import { claudeLocator, createClaudeDriver } from './claude/driver.js';
 import { codexLocator, createCodexDriver } from './codex/driver.js';
 import { ampLocator, createAmpDriver } from './amp/driver.js';
+import { agentLocator } from './discovery.js';
+import { geminiDefinition } from './gemini/definition.js';
 import { createMockDriver } from './mock/driver.js';
+import { qwenDefinition } from './qwen/definition.js';
 import { createOpencodeDriver, opencodeLocator } from './opencode/driver.js';
 import { configuredDefinition, configuredLocator, findConfiguredCommand } from './acp/configured.js';
 import { createAcpDriver } from './acp/driver.js';
@@ -35,7 +38,7 @@ export function requireDriver(registry: AgentRegistry, agent: string, field: 'bo
 }
 
 /** Where agent executables are looked up (a Config satisfies it). */
-export type RegistryOptions = ProcessLimits & Partial<Pick<Config, 'agentsDir' | 'claudeBin' | 'codexBin' | 'opencodeBin' | 'ampBin' | 'acpAgents'>>;
+export type RegistryOptions = ProcessLimits & Partial<Pick<Config, 'agentsDir' | 'claudeBin' | 'codexBin' | 'opencodeBin' | 'ampBin' | 'geminiBin' | 'qwenBin' | 'acpAgents'>>;
 
 /** Executables are located lazily, when a session starts, so the registry builds whether or not
  *  an agent is installed. `env` is the daemon's (PATH, credentials); agents get it through
@@ -55,6 +58,9 @@ export function createRegistry(input: RegistryOptions, env: NodeJS.ProcessEnv = 
     codex: createCodexDriver(options, codexLocator({ agentsDir: options.agentsDir, codexBin: options.codexBin }, env)),
     amp: createAmpDriver(options, ampLocator({ agentsDir: options.agentsDir, ampBin: options.ampBin }, env), env),
     opencode: createOpencodeDriver(options, opencodeLocator({ agentsDir: options.agentsDir, opencodeBin: options.opencodeBin }, env)),
+    // Built-in ACP agents: a definition each (src/agents/<agent>/definition.ts) on the generic driver.
+    gemini: createAcpDriver(geminiDefinition, options, agentLocator('gemini', 'Gemini CLI', { agentsDir: options.agentsDir, geminiBin: options.geminiBin }, env)),
+    qwen: createAcpDriver(qwenDefinition, options, agentLocator('qwen', 'Qwen Code', { agentsDir: options.agentsDir, qwenBin: options.qwenBin }, env)),
     ...configured,
   };
 }

@@ -85,6 +85,21 @@ export const PINNED_AGENTS: Record<InstallableAgentId, PinnedAgent> = {
     bin: 'amp',
     executables: (p) => [`node_modules/@ampcode/cli-${p.os}-${p.arch}/${exe(p, 'amp')}`, binLink('amp')],
   },
+  // Gemini CLI and Qwen Code are bundled JavaScript with no native executable and no postinstall:
+  // the executable is the package's own bin script (a `#!/usr/bin/env node` file), run by the
+  // `node` on PATH.
+  gemini: {
+    package: '@google/gemini-cli',
+    version: '0.61.0',
+    bin: 'gemini',
+    executables: () => ['node_modules/@google/gemini-cli/bundle/gemini.js', binLink('gemini')],
+  },
+  qwen: {
+    package: '@qwen-code/qwen-code',
+    version: '0.24.4',
+    bin: 'qwen',
+    executables: () => ['node_modules/@qwen-code/qwen-code/cli-entry.js', binLink('qwen')],
+  },
 };
 
 export const INSTALLABLE_AGENTS = Object.keys(PINNED_AGENTS) as InstallableAgentId[];

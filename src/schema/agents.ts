@@ -4,7 +4,7 @@ import { z } from './zod.js';
 
 /** The agents this build knows by name, in listing order. Agents given by configuration
  *  (--acp-agent, docs/acp.md) come after them; an id is any name of the AGENT_NAME shape. */
-export const BUILTIN_AGENTS = ['claude', 'codex', 'opencode', 'amp', 'mock'] as const;
+export const BUILTIN_AGENTS = ['claude', 'codex', 'opencode', 'amp', 'gemini', 'qwen', 'mock'] as const;
 export type BuiltinAgentId = (typeof BUILTIN_AGENTS)[number];
 
 /** What a configured agent may be called: lower case, a letter first, usable in paths and URLs. */

@@ -264,3 +264,50 @@ export function opencodeRequest(messages: unknown[], extra: Record<string, unkno
     ...extra,
   };
 }
+
+// Gemini CLI 0.61.0 (@google/genai): two of its tools as it declares them (parametersJsonSchema),
+// its generationConfig, and the API-key header the SDK sends.
+export const geminiTools = [
+  {
+    functionDeclarations: [
+      {
+        name: 'write_file',
+        description: 'Writes content to a specified file in the local filesystem.',
+        parametersJsonSchema: {
+          type: 'object',
+          properties: { file_path: { type: 'string' }, content: { type: 'string' } },
+          required: ['file_path', 'content'],
+        },
+      },
+      {
+        name: 'run_shell_command',
+        description: 'Executes a given shell command as `bash -c <command>`.',
+        parametersJsonSchema: {
+          type: 'object',
+          properties: {
+            command: { type: 'string' },
+            description: { type: 'string' },
+            dir_path: { type: 'string' },
+            is_background: { type: 'boolean' },
+            delay_ms: { type: 'integer' },
+          },
+          required: ['command'],
+        },
+      },
+    ],
+  },
+];
+
+export const geminiHeaders = { 'x-goog-api-key': 'fake-key', 'x-goog-api-client': 'google-genai-sdk/1.30.0 gl-node/v20.20.2' };
+
+export const geminiUser = (text: string) => ({ role: 'user', parts: [{ text }] });
+
+export function geminiRequest(contents: unknown[], extra: Record<string, unknown> = {}) {
+  return {
+    contents,
+    systemInstruction: { parts: [{ text: 'You are an interactive CLI agent.' }] },
+    tools: geminiTools,
+    generationConfig: { temperature: 1, topP: 0.95, topK: 64, thinkingConfig: { includeThoughts: true, thinkingBudget: 8192 } },
+    ...extra,
+  };
+}

@@ -1,10 +1,11 @@
 // The fake model server: one node:http server on 127.0.0.1 speaking the Anthropic Messages API,
-// the OpenAI Responses API and OpenAI Chat Completions, answering from scenarios, and logging every
+// the OpenAI Responses API, OpenAI Chat Completions and the Gemini API, answering from scenarios, and logging every
 // request so a test can assert what a CLI sent and that it talked only to us.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { anthropicError, anthropicModels, handleCountTokens, handleMessages } from './anthropic.js';
 import type { Exchange, RequestLogEntry } from './exchange.js';
+import { GEMINI_ROUTE, handleGemini } from './gemini.js';
 import { handleChat, openaiModels } from './openai-chat.js';
 import { handleResponses } from './openai-responses.js';
 import { ScenarioBook, type ScenarioOptions } from './scenario.js';
@@ -33,7 +34,7 @@ export interface FakeModel {
   close(): Promise<void>;
 }
 
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'cookie']);
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'x-goog-api-key', 'api-key', 'cookie']);
 const DEFAULT_MODELS = ['gpt-5.5', 'gpt-5', 'fake-model'];
 
 function redact(headers: IncomingMessage['headers']): Record<string, string | string[]> {
@@ -105,6 +106,8 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     if (post && path === '/messages/count_tokens') return handleCountTokens(ex);
     if (post && path === '/responses') return handleResponses(ex);
     if (post && path === '/chat/completions') return handleChat(ex);
+    const gemini = post ? GEMINI_ROUTE.exec(url.pathname) : null;
+    if (gemini) return handleGemini(ex, decodeURIComponent(gemini[1]!), gemini[2]!);
     if (get && path === '/models') return isAnthropic(req) ? anthropicModels(ex) : openaiModels(ex, models);
     if (get && path === '/') return sendJson(res, 200, { ok: true, fake_model: true });
     return notFound(ex);

@@ -95,9 +95,32 @@ export function chatTools(body: Obj): OfferedTool[] {
     .map((f) => ({ name: f.name as string, kind: 'function', schema: f.parameters as JsonSchema | undefined }));
 }
 
-/** Claude `Bash`, OpenCode `bash`, Codex `exec_command` / `shell_command` / `shell`. */
-export const SHELL_TOOLS = ['Bash', 'bash', 'exec_command', 'shell_command', 'shell'];
-/** Claude `Write`, OpenCode `write`, Codex `apply_patch`. */
+/**
+ * Gemini API: `tools: [{functionDeclarations: [{name, parametersJsonSchema | parameters}]}]`. The
+ * older `parameters` is Google's OpenAPI subset with upper-case types (`OBJECT`, `STRING`); they are
+ * lower-cased so the schema reads like JSON Schema.
+ */
+export function geminiTools(body: Obj): OfferedTool[] {
+  return asList(body.tools)
+    .map(asObj)
+    .flatMap((t) => asList(t.functionDeclarations))
+    .map(asObj)
+    .filter((f) => typeof f.name === 'string')
+    .map((f) => ({ name: f.name as string, kind: 'function', schema: lowerTypes(f.parametersJsonSchema ?? f.parameters) as JsonSchema | undefined }));
+}
+
+function lowerTypes(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(lowerTypes);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(schema)) out[k] = k === 'type' && typeof v === 'string' ? v.toLowerCase() : lowerTypes(v);
+  return out;
+}
+
+/** Claude `Bash`, OpenCode `bash`, Codex `exec_command` / `shell_command` / `shell`, Gemini CLI
+ *  and Qwen Code `run_shell_command`. */
+export const SHELL_TOOLS = ['Bash', 'bash', 'exec_command', 'shell_command', 'shell', 'run_shell_command'];
+/** Claude `Write`, OpenCode `write`, Codex `apply_patch`, Gemini CLI and Qwen Code `write_file`. */
 export const WRITE_TOOLS = ['Write', 'write', 'apply_patch', 'write_file'];
 
 function find(tools: OfferedTool[], names: string[]): OfferedTool | undefined {

@@ -47,6 +47,10 @@ export class Ids {
   requestId(): string {
     return `req_${this.chars(HEX, 32)}`;
   }
+  /** Gemini `responseId`: 22 base62 characters, no prefix. */
+  gemini(): string {
+    return this.chars(BASE62, 22);
+  }
 }
 
 /** Rough token count: a token per four characters, at least one. */

@@ -74,6 +74,8 @@ async function startAcp(options: StartOptions, sink: AgentSink, deps: AcpDeps): 
   /** The agent's pending permission requests by JSON-RPC id (as text). */
   const pending = new Map<string, RpcServerRequest>();
   let replaying = false;
+  /** The session is open: from now on every answer is the turn's business. */
+  let ready = false;
   const title = definition.title;
   const io = (err: unknown) => new ApiError('agent_io_failed', `${title} did not accept input: ${(err as Error).message}`, { agent: definition.id });
 
@@ -87,6 +89,10 @@ async function startAcp(options: StartOptions, sink: AgentSink, deps: AcpDeps): 
     },
     {
       native: (m) => {
+        // An error answer to the start-up's own requests (initialize, session/new|resume|load,
+        // set_mode/model) fails the start, which the daemon reports once (agent_start_failed,
+        // native_resume_failed); given to the converter it would also end the message's turn.
+        if (!ready && isObject(m) && !('method' in m) && 'error' in m) return;
         if (replaying) {
           // session/load's replay: the daemon has this history. Its answer ends the replay.
           if (isObject(m) && m.method === 'session/update') return;
@@ -138,6 +144,7 @@ async function startAcp(options: StartOptions, sink: AgentSink, deps: AcpDeps): 
     throw new ApiError('agent_start_failed', `${title} ${why}.${exit.stderr.head ? ` stderr: ${exit.stderr.head}` : ''}`, { agent: definition.id });
   }
   const sessionId = first.id;
+  ready = true;
   proc.exited.then((exit) => sink.exit({ exitCode: exit.exitCode, signal: exit.signal, stderr: exit.stderr, requested: exit.killed }));
 
   /** Answers every pending permission request `cancelled` (interrupt, terminate). */
