@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BUILTIN_AGENTS } from '../src/schema/agents.js';
 import type { AgentInfo } from '../src/schema/api.js';
 import type { UniversalEvent } from '../src/schema/events.js';
 import { call, events, killDaemons, removeInstall, setUpInstall, startDaemon } from './daemon-process.js';
@@ -44,7 +45,8 @@ describe('--acp-agent on the real daemon', () => {
   it('lists the agent, runs turns, and resumes its session with session/load after a restart', async () => {
     const first = await start();
     const list = (await call(first.port, 'GET', '/v1/agents')) as { agents: AgentInfo[] };
-    expect(list.agents.map((a) => a.id)).toEqual(['claude', 'codex', 'opencode', 'amp', 'mock', 'tester']);
+    // The built-in agents first, then the configured one.
+    expect(list.agents.map((a) => a.id)).toEqual([...BUILTIN_AGENTS, 'tester']);
     expect(list.agents.at(-1)).toMatchObject({ installed: true, adapterAvailable: true, source: 'flag' });
 
     await call(first.port, 'POST', '/v1/sessions/kept', { agent: 'tester', cwd: store });

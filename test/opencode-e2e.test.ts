@@ -245,7 +245,7 @@ describe('opencode e2e: reasoning, turns, errors, processes', () => {
     // The fake model answers by the conversation it is sent: SECOND means the first turn was in it.
     expect(textOf(assistantMessages(turn.events).at(-1))).toBe('SECOND');
     expectNoUnparsed(await getEvents(app!, 'resumed'));
-  });
+  }, 60_000); // two `opencode serve` boots and two turns: over 20 s on a busy two-core machine
 
   it('resuming an unknown session fails the create', async () => {
     const { env, sandbox } = await start([[{ text: 'unused' }]]);

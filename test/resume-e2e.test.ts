@@ -191,7 +191,10 @@ describe.each(AGENTS)('$agent: native resume after a daemon restart', (a) => {
 
     const second = await daemon(config);
     const listed = (await second.app.inject({ method: 'GET', url: '/v1/sessions' })).json() as { sessions: SessionInfo[] };
-    expect(listed.sessions).toMatchObject([{ sessionId: SID, agent: a.agent, restored: true, status: 'idle', ended: false, nativeSessionId: nativeId, eventCount: last }]);
+    expect(listed.sessions).toMatchObject([{ sessionId: SID, agent: a.agent, restored: true, status: 'idle', ended: false, nativeSessionId: nativeId }]);
+    // Everything the first daemon showed, and what an agent said between that read and the stop
+    // (Qwen's command list comes from a timer, sometimes after the turn).
+    expect(listed.sessions[0]!.eventCount).toBeGreaterThanOrEqual(last);
     const t0 = Date.now();
     const turn = await sendTurn(second, SID, a.prompts[1]);
     console.log(`[resume e2e] ${a.agent}: restored session, resumed turn ${Date.now() - t0} ms`);

@@ -95,7 +95,11 @@ export function acpHarness(cli: AcpCli): void {
           return;
         }
         expect(existsSync(file), `${file} is missing: record it with RECORD_FIXTURES=1 npx vitest run test/harness/${cli.agent}.test.ts`).toBe(true);
-        expect(r.lines).toEqual(readFileSync(file, 'utf8').trimEnd().split('\n'));
+        // available_commands_update comes from a timer in both CLIs: in a short scenario it may come
+        // after the last turn or not at all (seen in CI for Qwen), so the exact comparison leaves it
+        // out on both sides. Its content is still recorded, and the golden fixtures convert it.
+        const stable = (lines: string[]) => lines.filter((l) => !l.includes('"sessionUpdate":"available_commands_update"'));
+        expect(stable(r.lines)).toEqual(stable(readFileSync(file, 'utf8').trimEnd().split('\n')));
       }, 120_000);
     }
   });

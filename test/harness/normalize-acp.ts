@@ -12,7 +12,8 @@
 //             <pid>
 //   moved     available_commands_update, which both CLIs send from a timer once the session
 //             exists: it raced our first session/prompt. It is placed directly after the
-//             session/new answer. Nothing else is dropped or reordered.
+//             session/new answer. Nothing else is dropped or reordered. (It can also come too
+//             late to be recorded at all, so acp-clis.ts compares without it.)
 import type { Sandbox } from './sandbox.js';
 
 /** One transcript entry: a message received from the CLI, or one we sent. */
