@@ -14,7 +14,7 @@ import { tokenUsage } from '../token-usage.js';
 import type { Converter, Draft } from '../types.js';
 import { guardedConverter, unparsedDraft } from '../unparsed.js';
 import { chunk, closeMessage } from './convert-messages.js';
-import { toolCall, toolCallUpdate } from './convert-tools.js';
+import { failWaitingCalls, permissionCall, toolCall, toolCallUpdate } from './convert-tools.js';
 import {
   AgentNotification,
   AgentRequest,
@@ -76,8 +76,9 @@ function request(state: AcpState, id: string, method: string, params: unknown, n
   if (method === 'session/request_permission') {
     const p = RequestPermission.safeParse(params);
     if (!p.success) return { state, events: [unparsed(`${method}: malformed params`, native)] };
+    const described = permissionCall(state, p.data.toolCall);
     const { draft, action, metadata } = permissionRequested(id, p.data.toolCall, p.data.options);
-    return { state: { ...state, permissions: { ...state.permissions, [id]: { action, metadata } } }, events: [draft] };
+    return { state: { ...described.state, permissions: { ...described.state.permissions, [id]: { action, metadata } } }, events: [...described.events, draft] };
   }
   // fs/*, terminal/* (capabilities we do not advertise) and anything newer: the driver has already
   // answered "method not found"; the stream says what the agent wanted.
@@ -170,7 +171,7 @@ function errorResponse(state: AcpState, error: { code?: number | undefined; mess
 
 function endTurn(state: AcpState, stopReason: string, usage: unknown): Out {
   const closed = closeMessage(state);
-  const events = [...closed.events];
+  const events = [...closed.events, ...failWaitingCalls(closed.state)];
   const abnormal = ABNORMAL_STOPS[stopReason];
   if (abnormal) events.push({ type: 'error', data: { message: abnormal, code: `acp_${stopReason}` } });
   const metadata = defined({
