@@ -124,6 +124,8 @@ export function acpE2e(spec: AcpAgentSpec): void {
       const output = result?.content.find((p) => p.type === 'tool_result');
       expect(output?.type === 'tool_result' ? output.output : '', JSON.stringify(result)).toContain('hello-from-shell');
       expect(textOf(assistantMessages(turn.events).at(-1))).toBe('It printed hello-from-shell.');
+      // A normal tool turn shows no error (an agent's private requests we decline are status items).
+      expect(ofType(turn.events, 'error')).toEqual([]);
       expectNoUnparsed(await allEvents());
     });
 

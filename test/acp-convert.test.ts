@@ -57,6 +57,19 @@ describe('acp converter', () => {
     ]);
   });
 
+  it("a refused request is an error when it is one of the protocol's methods, a status item when it is an extension", () => {
+    const events = run([
+      { jsonrpc: '2.0', id: 8, method: 'fs/read_text_file', params: { sessionId: 's', path: '/etc/hostname' } },
+      { jsonrpc: '2.0', id: 9, method: 'vendor/drainQueue', params: { sessionId: 's' } },
+      { jsonrpc: '2.0', id: 10, method: '_vendor/ping', params: {} },
+    ]);
+    expect(events).toMatchObject([
+      { type: 'error', data: { code: 'acp_unsupported_request', details: { method: 'fs/read_text_file', request_id: '8' } } },
+      { type: 'item.completed', item: { kind: 'status', content: [{ type: 'status', label: 'unsupported_request' }, { type: 'json', json: { method: 'vendor/drainQueue', request_id: '9' } }] } },
+      { type: 'item.completed', item: { kind: 'status', content: [{ type: 'status', label: 'unsupported_request' }, { type: 'json', json: { method: '_vendor/ping', request_id: '10' } }] } },
+    ]);
+  });
+
   it('an error answer without an id (a parse error) is an error that ends no turn', () => {
     expect(run([{ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }])).toEqual([
       { type: 'error', data: { message: 'Parse error', code: 'acp_error', details: { code: -32700 } } },

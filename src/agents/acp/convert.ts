@@ -1,7 +1,8 @@
 // The ACP converter: JSON-RPC messages an ACP agent writes on stdout (native.ts) → draft events.
 // Pure (design rule 1). Three kinds of message, told apart by shape like the peer does:
 //   requests from the agent (`id` + `method`): session/request_permission → permission.requested;
-//     any other request is refused by the driver at once and shows as an `error`
+//     any other request is refused by the driver at once: an `error` for a method of the protocol
+//     (fs/*, terminal/*, session/*), a status item for an agent's private extension
 //   notifications (`method`): session/update (below), $/cancel_request; others → a status item
 //   answers to our requests (`id`): initialize (agent info), session/new (session.started),
 //     session/prompt (turn.ended with its stop reason), errors (error + turn.ended)
@@ -36,6 +37,9 @@ import { boundedJson, defined, initialState, isObject, statusItem, type AcpState
 
 export const LOCATION = 'acp.convert';
 export type { AcpState } from './state.js';
+
+/** The namespaces of ACP's client methods: a request there that we refuse is one the agent needed. */
+const PROTOCOL_NAMESPACES = ['fs/', 'terminal/', 'session/'];
 
 /** Stop reasons that end a turn short of what was asked: an `error` says so before turn.ended. */
 const ABNORMAL_STOPS: Readonly<Record<string, string>> = {
@@ -80,10 +84,16 @@ function request(state: AcpState, id: string, method: string, params: unknown, n
     const { draft, action, metadata } = permissionRequested(id, p.data.toolCall, p.data.options);
     return { state: { ...described.state, permissions: { ...described.state.permissions, [id]: { action, metadata } } }, events: [...described.events, draft] };
   }
-  // fs/*, terminal/* (capabilities we do not advertise) and anything newer: the driver has already
-  // answered "method not found"; the stream says what the agent wanted.
-  const message = `the agent sent a '${method}' request, which agentwire does not offer; it was answered with a JSON-RPC error`;
-  return { state, events: [{ type: 'error', data: { message, code: 'acp_unsupported_request', details: { method, request_id: id } } }] };
+  // The driver has already answered "method not found". A method of the protocol's own (fs/*,
+  // terminal/* we do not advertise, a newer session/*) is something the agent needed: an error. Any
+  // other is an agent's private extension, which ACP lets a client decline and the agent must
+  // cope with (some ask on every tool turn): a status item, so a normal turn shows no error.
+  const message = `the agent sent a '${method}' request, which agentwire does not offer; it was answered with a JSON-RPC error (method not found)`;
+  const details = { method, request_id: id };
+  if (PROTOCOL_NAMESPACES.some((ns) => method.startsWith(ns))) {
+    return { state, events: [{ type: 'error', data: { message, code: 'acp_unsupported_request', details } }] };
+  }
+  return statusItem(state, 'unsupported_request', message, details);
 }
 
 function notification(state: AcpState, method: string, params: unknown, native: unknown): Out {
