@@ -44,7 +44,7 @@ describe('--acp-agent on the real daemon', () => {
   it('lists the agent, runs turns, and resumes its session with session/load after a restart', async () => {
     const first = await start();
     const list = (await call(first.port, 'GET', '/v1/agents')) as { agents: AgentInfo[] };
-    expect(list.agents.map((a) => a.id)).toEqual(['claude', 'codex', 'opencode', 'amp', 'mock', 'tester']);
+    expect(list.agents.map((a) => a.id)).toEqual(['claude', 'codex', 'opencode', 'amp', 'gemini', 'qwen', 'mock', 'tester']);
     expect(list.agents.at(-1)).toMatchObject({ installed: true, adapterAvailable: true, source: 'flag' });
 
     await call(first.port, 'POST', '/v1/sessions/kept', { agent: 'tester', cwd: store });
