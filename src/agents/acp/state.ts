@@ -30,8 +30,8 @@ export interface CallFields {
 export interface ToolState {
   parent: string | null;
   call: CallFields;
-  /** `open` while the call waits for its input (the item has started, not completed), `done` once
-   *  the call item has completed and its result item has opened. */
+  /** `new` before any event of it, `open` while the call waits for its input (its item started,
+   *  not completed), `done` once the call item has completed and its result item has opened. */
   phase: 'new' | 'open' | 'done';
   /** The latest `content` (an update's content replaces the earlier one) and `rawOutput`. */
   content: readonly ToolCallContent[];
