@@ -57,6 +57,19 @@ describe('acp converter', () => {
     ]);
   });
 
+  it("a refused request is an error when it is one of the protocol's methods, a status item when it is an extension", () => {
+    const events = run([
+      { jsonrpc: '2.0', id: 8, method: 'fs/read_text_file', params: { sessionId: 's', path: '/etc/hostname' } },
+      { jsonrpc: '2.0', id: 9, method: 'vendor/drainQueue', params: { sessionId: 's' } },
+      { jsonrpc: '2.0', id: 10, method: '_vendor/ping', params: {} },
+    ]);
+    expect(events).toMatchObject([
+      { type: 'error', data: { code: 'acp_unsupported_request', details: { method: 'fs/read_text_file', request_id: '8' } } },
+      { type: 'item.completed', item: { kind: 'status', content: [{ type: 'status', label: 'unsupported_request' }, { type: 'json', json: { method: 'vendor/drainQueue', request_id: '9' } }] } },
+      { type: 'item.completed', item: { kind: 'status', content: [{ type: 'status', label: 'unsupported_request' }, { type: 'json', json: { method: '_vendor/ping', request_id: '10' } }] } },
+    ]);
+  });
+
   it('an error answer without an id (a parse error) is an error that ends no turn', () => {
     expect(run([{ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }])).toEqual([
       { type: 'error', data: { message: 'Parse error', code: 'acp_error', details: { code: -32700 } } },
@@ -77,6 +90,48 @@ describe('acp converter', () => {
     ]);
     expect(events[0]).toMatchObject({ type: 'permission.requested', data: { permission_id: '7', action: 'file_change', metadata: { changes: [{ path: '/w/a.txt' }] } } });
     expect(events[1]).toMatchObject({ type: 'permission.resolved', data: { permission_id: '7', status: 'denied', metadata: { reason: 'cancelled_by_agent' } } });
+  });
+
+  it('a pending call without input stays open until an update brings its input', () => {
+    const events = run([
+      update({ sessionUpdate: 'tool_call', toolCallId: 'c1', status: 'pending', title: 'Shell', kind: 'execute', rawInput: {} }),
+      update({ sessionUpdate: 'tool_call_update', toolCallId: 'c1', status: 'in_progress', title: 'Shell: echo hi', rawInput: { command: 'echo hi' }, locations: [{ path: '/w' }] }),
+      update({ sessionUpdate: 'tool_call_update', toolCallId: 'c1', status: 'completed', content: [{ type: 'content', content: { type: 'text', text: 'hi' } }] }),
+    ]);
+    expect(events.map((e) => e.type)).toEqual(['item.started', 'item.completed', 'item.started', 'item.completed']);
+    expect(events[0]).toMatchObject({ item: { key: 'tool:c1', kind: 'tool_call', status: 'in_progress', content: [{ type: 'tool_call', name: 'execute', arguments: '{}' }, { type: 'text', text: 'Shell' }] } });
+    expect(events[1]).toMatchObject({
+      item: { key: 'tool:c1', status: 'completed', content: [{ type: 'tool_call', arguments: '{"command":"echo hi"}' }, { type: 'text', text: 'Shell: echo hi' }, { type: 'file_ref', path: '/w', action: 'read' }] },
+    });
+    expect(events[3]).toMatchObject({ item: { key: 'result:c1', content: [{ type: 'tool_result', call_id: 'c1', output: 'hi' }] } });
+  });
+
+  it('a permission request brings the input of a call still waiting for it', () => {
+    const toolCall = { toolCallId: 'c2', status: 'pending', title: 'Writing to a.txt', kind: 'edit', rawInput: { file_path: '/w/a.txt' }, content: [{ type: 'diff', path: '/w/a.txt', oldText: null, newText: 'x\n' }] };
+    const events = run([
+      update({ sessionUpdate: 'tool_call', toolCallId: 'c2', title: 'WriteFile', kind: 'edit' }),
+      { jsonrpc: '2.0', id: 4, method: 'session/request_permission', params: { sessionId: 's', toolCall, options: [{ optionId: 'ok', name: 'OK', kind: 'allow_once' }] } },
+      update({ sessionUpdate: 'tool_call_update', toolCallId: 'c2', status: 'completed', content: toolCall.content }),
+    ]);
+    expect(events.map((e) => e.type)).toEqual(['item.started', 'item.completed', 'item.started', 'permission.requested', 'item.completed']);
+    expect(events[1]).toMatchObject({ item: { key: 'tool:c2', content: [{ arguments: '{"file_path":"/w/a.txt"}' }, { text: 'Writing to a.txt' }, { type: 'file_ref', action: 'write' }] } });
+    // The diff is the call's: the result does not repeat it.
+    expect(events[4]).toMatchObject({ item: { key: 'result:c2', content: [{ type: 'tool_result', call_id: 'c2' }] } });
+    expect((events[4] as { item: { content: unknown[] } }).item.content).toHaveLength(1);
+  });
+
+  it('a call with its input, or already running, completes at once; one that never got it fails at the turn end', () => {
+    const events = run([
+      update({ sessionUpdate: 'tool_call', toolCallId: 'a', status: 'pending', kind: 'read', rawInput: { path: 'x' } }),
+      update({ sessionUpdate: 'tool_call', toolCallId: 'b', status: 'in_progress', title: 'echo hi', kind: 'execute' }),
+      update({ sessionUpdate: 'tool_call', toolCallId: 'c', kind: 'execute', rawInput: {} }),
+      update({ sessionUpdate: 'tool_call', toolCallId: 'd', status: 'pending', kind: 'fetch' }),
+      update({ sessionUpdate: 'tool_call_update', toolCallId: 'd', status: 'failed' }),
+      { jsonrpc: '2.0', id: 5, result: { stopReason: 'cancelled' } },
+    ]);
+    const calls = events.filter((e) => e.type === 'item.completed' && e.item.kind === 'tool_call').map((e) => e.type === 'item.completed' && [e.item.key, e.item.status]);
+    expect(calls).toEqual([['tool:a', 'completed'], ['tool:b', 'completed'], ['tool:d', 'completed'], ['tool:c', 'failed']]);
+    expect(events.filter((e) => e.type === 'item.started').map((e) => e.type === 'item.started' && e.item.key)).toEqual(['result:a', 'result:b', 'tool:c', 'tool:d', 'result:d']);
   });
 
   it('a tool update for a call never seen starts it', () => {

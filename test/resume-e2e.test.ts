@@ -3,12 +3,12 @@
 // stand-in CLI), and the daemon is closed (a graceful stop: the agent is stopped, the session is
 // not ended). A second daemon on the same data dir restores the session; the next message starts
 // the agent again on its own native session (Claude --resume, Codex thread/resume, OpenCode's
-// session on a new server, Amp threads continue, Qwen Code session/resume, the mock --resume;
-// Gemini CLI 0.61.0 cannot load its ACP sessions, see docs/gemini.md) with the same environment, so
-// the agent finds its own store (~/.claude, CODEX_HOME, OpenCode's data dir, the stand-in's
-// threads) where the first run left it. Then the same with that store deleted between the two
+// session on a new server, Amp threads continue, Qwen Code session/resume, Gemini CLI
+// session/load, the mock --resume) with the same environment, so the agent finds its own store
+// (~/.claude, CODEX_HOME, OpenCode's data dir, ~/.gemini, the stand-in's threads) where the first
+// run left it. Then the same with that store deleted between the two
 // daemons: the resume fails, and the client is told so and the session ends, nothing hanging.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultAgentsDir } from '../src/agents/install.js';
@@ -32,7 +32,7 @@ const SECOND = 'Reply with exactly the single word SECOND.';
 const AMP_STANDIN = new URL('./support/amp-standin/amp', import.meta.url).pathname;
 
 interface Agent {
-  agent: 'claude' | 'codex' | 'opencode' | 'amp' | 'qwen' | 'mock';
+  agent: 'claude' | 'codex' | 'opencode' | 'amp' | 'qwen' | 'gemini' | 'mock';
   /** The create request's agent-specific part (env included) and any daemon config it needs. */
   session(sandbox: Sandbox, fake: FakeModel): { body: Record<string, unknown>; config?: Partial<Config> };
   /** The two prompts and the replies they get. */
@@ -44,6 +44,8 @@ interface Agent {
   missing?: RegExp;
   /** The agent's own session store, deleted to make its resume fail. */
   store(sandbox: Sandbox): string;
+  /** Waits, if the agent needs it, between the first daemon's stop and the second's first message. */
+  beforeResume?(): Promise<void>;
 }
 
 /** The second turn reached the model with the first exchange in it (the fake model's request log). */
@@ -120,6 +122,25 @@ const AGENTS: Agent[] = [
     store: (sandbox) => join(sandbox.home, '.qwen', 'projects'),
   },
   {
+    agent: 'gemini',
+    // session/load (the replay is dropped). GOOGLE_GEMINI_BASE_URL makes Gemini use its gateway
+    // auth with GEMINI_API_KEY; a fixed model, as in gemini-e2e.
+    session: (sandbox, fake) => {
+      mkdirSync(join(sandbox.home, '.gemini'), { recursive: true });
+      writeFileSync(join(sandbox.home, '.gemini', 'settings.json'), JSON.stringify({ privacy: { usageStatisticsEnabled: false } }));
+      const env = { ...sandbox.env, GEMINI_API_KEY: 'fake-gemini-key', GOOGLE_GEMINI_BASE_URL: fake.url };
+      return { body: { cwd: sandbox.work, env, model: 'gemini-2.5-pro', permissionMode: 'bypass' } };
+    },
+    prompts: [FIRST, SECOND],
+    replies: ['FIRST', 'SECOND'],
+    remembered: modelSawFirstTurn,
+    missing: /No previous sessions found for this project/,
+    store: (sandbox) => join(sandbox.home, '.gemini', 'tmp'),
+    // Gemini names its chat file after the minute the session began; a session/load within that
+    // minute writes a fresh, empty chat into the same file and finds nothing (docs/gemini.md).
+    beforeResume: () => new Promise((resolve) => setTimeout(resolve, 60_500 - (Date.now() % 60_000))),
+  },
+  {
     agent: 'mock',
     session: (sandbox) => ({ body: { cwd: sandbox.work, env: { MOCK_AGENT_HOME: join(sandbox.root, 'mock') } } }),
     prompts: ['echo FIRST', 'history'],
@@ -188,6 +209,7 @@ async function firstDaemon(a: Agent) {
 describe.each(AGENTS)('$agent: native resume after a daemon restart', (a) => {
   it('the next message to the restored session continues the native session: the model sees the earlier turn', async () => {
     const { config, nativeId, last } = await firstDaemon(a);
+    await a.beforeResume?.();
 
     const second = await daemon(config);
     const listed = (await second.app.inject({ method: 'GET', url: '/v1/sessions' })).json() as { sessions: SessionInfo[] };
@@ -268,5 +290,5 @@ describe.each(AGENTS)('$agent: native resume after a daemon restart', (a) => {
     expect(ofType(events, 'session.ended')[0]!.data).toMatchObject({ reason: 'error', terminated_by: 'daemon', message: problem.detail });
     await expectEndedCleanly(second);
   });
-}, 90_000);
+}, 150_000);
 

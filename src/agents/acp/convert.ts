@@ -1,7 +1,8 @@
 // The ACP converter: JSON-RPC messages an ACP agent writes on stdout (native.ts) → draft events.
 // Pure (design rule 1). Three kinds of message, told apart by shape like the peer does:
 //   requests from the agent (`id` + `method`): session/request_permission → permission.requested;
-//     any other request is refused by the driver at once and shows as an `error`
+//     any other request is refused by the driver at once: an `error` for a method of the protocol
+//     (fs/*, terminal/*, session/*), a status item for an agent's private extension
 //   notifications (`method`): session/update (below), $/cancel_request; others → a status item
 //   answers to our requests (`id`): initialize (agent info), session/new (session.started),
 //     session/prompt (turn.ended with its stop reason), errors (error + turn.ended)
@@ -14,7 +15,7 @@ import { tokenUsage } from '../token-usage.js';
 import type { Converter, Draft } from '../types.js';
 import { guardedConverter, unparsedDraft } from '../unparsed.js';
 import { chunk, closeMessage } from './convert-messages.js';
-import { toolCall, toolCallUpdate } from './convert-tools.js';
+import { failWaitingCalls, permissionCall, toolCall, toolCallUpdate } from './convert-tools.js';
 import {
   AgentNotification,
   AgentRequest,
@@ -36,6 +37,9 @@ import { boundedJson, defined, initialState, isObject, statusItem, type AcpState
 
 export const LOCATION = 'acp.convert';
 export type { AcpState } from './state.js';
+
+/** The namespaces of ACP's client methods: a request there that we refuse is one the agent needed. */
+const PROTOCOL_NAMESPACES = ['fs/', 'terminal/', 'session/'];
 
 /** Stop reasons that end a turn short of what was asked: an `error` says so before turn.ended. */
 const ABNORMAL_STOPS: Readonly<Record<string, string>> = {
@@ -76,13 +80,20 @@ function request(state: AcpState, id: string, method: string, params: unknown, n
   if (method === 'session/request_permission') {
     const p = RequestPermission.safeParse(params);
     if (!p.success) return { state, events: [unparsed(`${method}: malformed params`, native)] };
+    const described = permissionCall(state, p.data.toolCall);
     const { draft, action, metadata } = permissionRequested(id, p.data.toolCall, p.data.options);
-    return { state: { ...state, permissions: { ...state.permissions, [id]: { action, metadata } } }, events: [draft] };
+    return { state: { ...described.state, permissions: { ...described.state.permissions, [id]: { action, metadata } } }, events: [...described.events, draft] };
   }
-  // fs/*, terminal/* (capabilities we do not advertise) and anything newer: the driver has already
-  // answered "method not found"; the stream says what the agent wanted.
-  const message = `the agent sent a '${method}' request, which agentwire does not offer; it was answered with a JSON-RPC error`;
-  return { state, events: [{ type: 'error', data: { message, code: 'acp_unsupported_request', details: { method, request_id: id } } }] };
+  // The driver has already answered "method not found". A method of the protocol's own (fs/*,
+  // terminal/* we do not advertise, a newer session/*) is something the agent needed: an error. Any
+  // other is an agent's private extension, which ACP lets a client decline and the agent must
+  // cope with (some ask on every tool turn): a status item, so a normal turn shows no error.
+  const message = `the agent sent a '${method}' request, which agentwire does not offer; it was answered with a JSON-RPC error (method not found)`;
+  const details = { method, request_id: id };
+  if (PROTOCOL_NAMESPACES.some((ns) => method.startsWith(ns))) {
+    return { state, events: [{ type: 'error', data: { message, code: 'acp_unsupported_request', details } }] };
+  }
+  return statusItem(state, 'unsupported_request', message, details);
 }
 
 function notification(state: AcpState, method: string, params: unknown, native: unknown): Out {
@@ -170,7 +181,7 @@ function errorResponse(state: AcpState, error: { code?: number | undefined; mess
 
 function endTurn(state: AcpState, stopReason: string, usage: unknown): Out {
   const closed = closeMessage(state);
-  const events = [...closed.events];
+  const events = [...closed.events, ...failWaitingCalls(closed.state)];
   const abnormal = ABNORMAL_STOPS[stopReason];
   if (abnormal) events.push({ type: 'error', data: { message: abnormal, code: `acp_${stopReason}` } });
   const metadata = defined({

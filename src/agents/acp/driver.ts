@@ -74,6 +74,9 @@ async function startAcp(options: StartOptions, sink: AgentSink, deps: AcpDeps): 
   /** The agent's pending permission requests by JSON-RPC id (as text). */
   const pending = new Map<string, RpcServerRequest>();
   let replaying = false;
+  /** After session/load until our first prompt: an agent may go on replaying after its answer
+   *  (Gemini CLI streams the history without waiting for it), so conversation updates are history. */
+  let loaded = false;
   /** The session is open: from now on every answer is the turn's business. */
   let ready = false;
   const title = definition.title;
@@ -98,6 +101,7 @@ async function startAcp(options: StartOptions, sink: AgentSink, deps: AcpDeps): 
           if (isObject(m) && m.method === 'session/update') return;
           if (isObject(m) && !('method' in m) && 'id' in m) replaying = false;
         }
+        if (loaded && isHistoryUpdate(m)) return;
         sink.native(m);
       },
       onRequest: (request) => {
@@ -118,7 +122,7 @@ async function startAcp(options: StartOptions, sink: AgentSink, deps: AcpDeps): 
     checkMcpTransports(options.mcp, init, definition.id);
     promptCaps = init.agentCapabilities?.promptCapabilities ?? {};
     const request = { cwd: options.cwd, mcpServers: acpMcpServers(options.mcp), nativeSessionId: options.nativeSessionId };
-    const opened = await openSession(rpc, init, request, limits.startTimeoutMs, (on) => void (replaying = on));
+    const opened = await openSession(rpc, init, request, limits.startTimeoutMs, (on) => void ((replaying = on), (loaded ||= on)));
     const agentMode = options.agentMode === 'default' ? (definition.permissionModeIds?.[options.permissionMode as PermissionMode] ?? 'default') : options.agentMode;
     await applySettings(rpc, opened.sessionId, opened.setup, { agentMode, model: options.model }, limits.startTimeoutMs, definition.id);
     return opened.sessionId;
@@ -161,6 +165,7 @@ async function startAcp(options: StartOptions, sink: AgentSink, deps: AcpDeps): 
     send: async (turn) => {
       const prompt = await promptBlocks(turn, options.cwd, promptCaps);
       if (!proc.running) throw io(new Error('the agent process has exited'));
+      loaded = false;
       // Settled by the converter (the answer's stop reason, or an error answer) and by the exit.
       void rpc.request('session/prompt', { sessionId, prompt }, PROMPT_TIMEOUT_MS).catch(() => {});
     },
@@ -202,3 +207,10 @@ function checkMcpTransports(mcp: StartOptions['mcp'], init: InitializeResult, ag
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Updates that carry the conversation (what session/load replays), as opposed to the agent's state. */
+const HISTORY_UPDATES = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan']);
+
+function isHistoryUpdate(m: unknown): boolean {
+  return isObject(m) && m.method === 'session/update' && isObject(m.params) && isObject(m.params.update) && HISTORY_UPDATES.has(String(m.params.update.sessionUpdate));
+}

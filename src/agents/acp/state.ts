@@ -2,7 +2,7 @@
 // of the converter shares: item keys, status items, bounded JSON.
 import type { ContentPart } from '../../schema/events.js';
 import type { Draft, DraftItem } from '../types.js';
-import type { ToolCallContent } from './native.js';
+import type { ToolCallContent, ToolCallLocation } from './native.js';
 
 /** The message being streamed. ACP has no "message ended" update: a message ends when a chunk of
  *  another stream (or message id) arrives, a tool call starts, or the turn ends. */
@@ -15,9 +15,24 @@ export interface OpenMessage {
   parts: readonly ContentPart[];
 }
 
+/** What describes a call (its item): the latest of each field the tool_call and its updates gave. */
+export interface CallFields {
+  title: string | null;
+  name: string | null;
+  kind: string | null;
+  /** ACP's status; a tool_call without one is `pending` (the protocol's default). */
+  status: string;
+  rawInput: unknown;
+  locations: readonly ToolCallLocation[];
+  content: readonly ToolCallContent[];
+}
+
 export interface ToolState {
   parent: string | null;
-  kind: string | null;
+  call: CallFields;
+  /** `new` before any event of it, `open` while the call waits for its input (its item started,
+   *  not completed), `done` once the call item has completed and its result item has opened. */
+  phase: 'new' | 'open' | 'done';
   /** The latest `content` (an update's content replaces the earlier one) and `rawOutput`. */
   content: readonly ToolCallContent[];
   rawOutput: unknown;

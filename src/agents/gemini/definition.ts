@@ -16,6 +16,9 @@
 // - GEMINI_TELEMETRY_ENABLED=false. Its usage statistics can be switched off only in a settings
 //   file (privacy.usageStatisticsEnabled); the daemon does not write into the user's, and Gemini
 //   accepts a system settings file only when root owns it and every directory above it.
+// - Resume is session/load, which Gemini 0.61.0 honours once per session and not within the
+//   minute the session began: its own chat files and start-up cleanup, which no argument or
+//   variable reaches (docs/gemini.md). A failed load ends the session as native_resume_failed.
 //
 // Credentials are Gemini's own: GEMINI_API_KEY (or Vertex AI / a Google login in ~/.gemini), and
 // GOOGLE_GEMINI_BASE_URL points it at another endpoint (the tests' fake model); see docs/gemini.md.
