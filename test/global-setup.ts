@@ -1,5 +1,5 @@
 // Before any test: the pinned agent CLIs (src/agents/versions.ts) must be in the agents cache, so
-// `npm test` on a fresh clone installs them (about 20 s and 1.2 GB the first time, reused after).
+// `npm test` on a fresh clone installs them (about 35 s and 1.5 GB the first time, reused after).
 // A failed install does not stop the run: the tests that need that CLI fail and name it.
 //
 // The mock agent keeps a transcript of every session it runs (docs/mock-agent.md): every mock the

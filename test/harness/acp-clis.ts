@@ -81,7 +81,11 @@ const EFFECTS: Record<string, (r: AcpRecording) => void> = {
 export function acpHarness(cli: AcpCli): void {
   describe(`${cli.agent} --acp (real CLI, fake model)`, () => {
     for (const scenario of SCENARIOS) {
-      it(scenario.name, async () => {
+      // These scenarios drive the CLI itself, not the daemon, and compare its whole stream with a
+      // recording; Qwen Code 0.24.4 now and then reports an `echo`'s output as "(empty)" (seen in
+      // CI, about one pass in four). One retry tells a CLI's hiccup from a changed format, which
+      // fails both tries. The daemon's own tests of these CLIs (gemini-e2e, qwen-e2e) get none.
+      it(scenario.name, { timeout: 120_000, retry: 1 }, async () => {
         const r = await recordAcp(cli, scenario);
         const context = `stderr:\n${r.stderr.slice(-2000)}`;
         expect(r.answers.map((a) => a.result?.stopReason), context).toEqual(scenario.prompts.map(() => 'end_turn'));
@@ -100,7 +104,7 @@ export function acpHarness(cli: AcpCli): void {
         // out on both sides. Its content is still recorded, and the golden fixtures convert it.
         const stable = (lines: string[]) => lines.filter((l) => !l.includes('"sessionUpdate":"available_commands_update"'));
         expect(stable(r.lines)).toEqual(stable(readFileSync(file, 'utf8').trimEnd().split('\n')));
-      }, 120_000);
+      });
     }
   });
 }
