@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.js';
 import type { PermissionMode } from '../src/schema/api.js';
 import type { UniversalEvent } from '../src/schema/events.js';
-import { assistantMessages, completedItems, deltasOf, eventsUntil as eventsUntilIn, expectWellFormedTurn, lastSequence, ofType, sendTurn as sendTurnIn, textOf } from './e2e-turns.js';
+import { assistantMessages, completedItems, deltasOf, eventsUntil as eventsUntilIn, expectWellFormedTurn, lastSequence, ofType, permissionIds, replyPermission, sendTurn as sendTurnIn, textOf, turnAnswering as turnAnsweringIn } from './e2e-turns.js';
 import { startFakeModel, type FakeModel, type Scenario } from './fake-model/server.js';
 import { makeSandbox, type Sandbox } from './harness/sandbox.js';
 import { expectNoUnparsed, getEvents, makeApp, post } from './helpers.js';
@@ -62,29 +62,9 @@ export function acpE2e(spec: AcpAgentSpec): void {
   }
 
   const allEvents = () => getEvents(app!, SID);
-  const permissionIds = (events: UniversalEvent[]) => ofType(events, 'permission.requested').map((e) => e.data.permission_id);
-  const reply = async (id: string, answer: 'once' | 'always' | 'reject') => {
-    const res = await post(app!, `/v1/sessions/${SID}/permissions/${encodeURIComponent(id)}/reply`, { reply: answer });
-    expect(res.statusCode, res.body).toBe(204);
-  };
-
+  const reply = (id: string, answer: 'once' | 'always' | 'reject') => replyPermission(app!, SID, id, answer);
   /** Runs a turn to its end, answering every permission request with `answer`. */
-  async function turnAnswering(message: string, answer: 'once' | 'always' | 'reject') {
-    const from = await lastSequence(app!, SID);
-    expect((await post(app!, `/v1/sessions/${SID}/messages`, { message })).statusCode).toBe(204);
-    const answered = new Set<string>();
-    for (;;) {
-      const events = await eventsUntil(app!, SID, from, ['turn.ended', 'session.ended', 'permission.requested']);
-      const open = permissionIds(events).filter((id) => !answered.has(id));
-      if (events.some((e) => e.type === 'turn.ended' || e.type === 'session.ended') && open.length === 0) return { from, events };
-      for (const id of open) {
-        answered.add(id);
-        await reply(id, answer);
-      }
-      if (open.length === 0) await new Promise((r) => setTimeout(r, 100));
-      else await eventsUntil(app!, SID, from, ['turn.ended', 'session.ended', 'permission.resolved']);
-    }
-  }
+  const turnAnswering = (message: string, answer: 'once' | 'always' | 'reject') => turnAnsweringIn(app!, SID, message, answer, WAIT_MS);
 
   describe(`${spec.agent} e2e (real CLI over ACP, fake model)`, { timeout: 180_000 }, () => {
     it('streams text as deltas that add up to the completed message', async () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.js';
 import type { UniversalEvent, UniversalItem } from '../src/schema/events.js';
-import { eventsUntil, expectWellFormedTurn, lastSequence, sendTurn } from './e2e-turns.js';
+import { eventsUntil, expectWellFormedTurn, lastSequence, permissionIds, replyPermission, sendTurn, turnAnswering as turnAnsweringIn } from './e2e-turns.js';
 import { startFakeModel, type FakeModel } from './fake-model/server.js';
 import { codexSessionEnv } from './harness/codex-session.js';
 import { makeSandbox, type Sandbox } from './harness/sandbox.js';
@@ -60,30 +60,9 @@ const textOf = (item: UniversalItem | undefined) => (item?.content ?? []).flatMa
 const deltasOf = (events: UniversalEvent[], itemId: string) =>
   events.flatMap((e) => (e.type === 'item.delta' && e.data.item_id === itemId ? [e.data.delta] : []));
 const allEvents = () => getEvents(app!, SID);
-const permissionIds = (events: UniversalEvent[]) => events.flatMap((e) => (e.type === 'permission.requested' ? [e.data.permission_id] : []));
-
-async function reply(permissionId: string, answer: 'once' | 'always' | 'reject') {
-  const res = await post(app!, `/v1/sessions/${SID}/permissions/${encodeURIComponent(permissionId)}/reply`, { reply: answer });
-  expect(res.statusCode, res.body).toBe(204);
-}
-
+const reply = (permissionId: string, answer: 'once' | 'always' | 'reject') => replyPermission(app!, SID, permissionId, answer);
 /** Runs a turn to its end, answering every permission request with `answer`; returns all its events. */
-async function turnAnswering(message: string, answer: 'once' | 'always' | 'reject') {
-  const from = await lastSequence(app!, SID);
-  expect((await post(app!, `/v1/sessions/${SID}/messages`, { message })).statusCode).toBe(204);
-  const answered = new Set<string>();
-  for (;;) {
-    const events = await eventsUntil(app!, SID, from, ['turn.ended', 'session.ended', 'permission.requested']);
-    const open = permissionIds(events).filter((id) => !answered.has(id));
-    if (events.some((e) => e.type === 'turn.ended' || e.type === 'session.ended') && open.length === 0) return { from, events };
-    for (const id of open) {
-      answered.add(id);
-      await reply(id, answer);
-    }
-    if (open.length === 0) await new Promise((r) => setTimeout(r, 100));
-    else await eventsUntil(app!, SID, from, ['turn.ended', 'session.ended', 'permission.resolved']);
-  }
-}
+const turnAnswering = (message: string, answer: 'once' | 'always' | 'reject') => turnAnsweringIn(app!, SID, message, answer);
 
 describe('codex e2e (real CLI, fake model)', () => {
   it('streams text as deltas that add up to the completed message', async () => {

@@ -33,6 +33,35 @@ export async function eventsUntil(app: App, id: string, from: number, until: Eve
   );
 }
 
+/** The ids of the permission requests among `events`. */
+export function permissionIds(events: Ev[]): string[] {
+  return events.flatMap((e) => (e.type === 'permission.requested' ? [e.data.permission_id] : []));
+}
+
+/** Answers one permission request over the API (204 expected). */
+export async function replyPermission(app: App, id: string, permissionId: string, answer: 'once' | 'always' | 'reject'): Promise<void> {
+  const res = await post(app, `/v1/sessions/${id}/permissions/${encodeURIComponent(permissionId)}/reply`, { reply: answer });
+  expect(res.statusCode, res.body).toBe(204);
+}
+
+/** Runs a turn to its end, answering every permission request with `answer`; returns all its events. */
+export async function turnAnswering(app: App, id: string, message: string, answer: 'once' | 'always' | 'reject', timeoutMs = 10_000): Promise<{ from: number; events: Ev[] }> {
+  const from = await lastSequence(app, id);
+  expect((await post(app, `/v1/sessions/${id}/messages`, { message })).statusCode).toBe(204);
+  const answered = new Set<string>();
+  for (;;) {
+    const events = await eventsUntil(app, id, from, ['turn.ended', 'session.ended', 'permission.requested'], timeoutMs);
+    const open = permissionIds(events).filter((p) => !answered.has(p));
+    if (events.some((e) => e.type === 'turn.ended' || e.type === 'session.ended') && open.length === 0) return { from, events };
+    for (const p of open) {
+      answered.add(p);
+      await replyPermission(app, id, p, answer);
+    }
+    if (open.length === 0) await new Promise((r) => setTimeout(r, 100));
+    else await eventsUntil(app, id, from, ['turn.ended', 'session.ended', 'permission.resolved'], timeoutMs);
+  }
+}
+
 /** Sends a message and waits for the turn to end or to pause for a HITL request. */
 export async function sendTurn(
   app: App,
