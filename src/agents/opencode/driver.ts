@@ -24,7 +24,7 @@ import type { ProcessLimits } from '../process-options.js';
 import { sameSpareOptions } from '../spare.js';
 import type { AgentDriver, AgentHandle, AgentSink, ProcessExit, StartOptions } from '../types.js';
 import { opencodeCapabilities } from './capabilities.js';
-import { modelRef, promptParts, serverConfig } from './config.js';
+import { modelRef, permissionConfig, promptParts, serverConfig } from './config.js';
 import { MCP_SERVERS, opencodeConverter, RESUMED } from './convert.js';
 import { callJson } from './http.js';
 import { listModels, listModes } from './queries.js';
@@ -88,7 +88,10 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
   const timeout = Math.max(limits.startTimeoutMs, 5_000);
   const fail = (why: string) => new ApiError('agent_start_failed', `OpenCode ${why}`, { agent: 'opencode' });
   const env = { ...options.env, OPENCODE_CONFIG_CONTENT: JSON.stringify(serverConfig(options)) };
-  const lease = await servers.acquire({ executable, cwd: options.cwd, env }, options.logger).catch((err: Error) => Promise.reject(fail(err.message)));
+  // OpenCode keeps an `always` grant in its instance, for every session on it (tested): a session
+  // whose rules can ask gets a server of its own, so its grants never answer another's requests.
+  const exclusive = permissionConfig(options.permissionMode) !== 'allow';
+  const lease = await servers.acquire({ executable, cwd: options.cwd, env }, options.logger, exclusive).catch((err: Error) => Promise.reject(fail(err.message)));
   const { url } = lease;
 
   let sessionId: string | undefined;
@@ -180,7 +183,12 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
       await call('POST', `/session/${id}/prompt_async`, body);
     },
     replyPermission: async (permissionId, reply) => {
-      await call('POST', `/permission/${encodeURIComponent(permissionId)}/reply`, { reply });
+      // A shared server's session can still be asked (a user's own agent config with `ask` rules):
+      // its `always` would hold for every session on the server, so it is sent as `once` there;
+      // on a server of its own, the server takes no other session from now on.
+      if (reply === 'always' && lease.shared) options.logger.warn({ permissionId }, 'always on a shared OpenCode server is sent as once');
+      else if (reply === 'always') lease.seal();
+      await call('POST', `/permission/${encodeURIComponent(permissionId)}/reply`, { reply: reply === 'always' && lease.shared ? 'once' : reply });
     },
     replyQuestion: async (questionId, answers) => {
       const path = `/question/${encodeURIComponent(questionId)}`;

@@ -54,6 +54,8 @@ export interface ServerLease {
   readonly pid: number | undefined;
   /** Other sessions hold leases on the same server. */
   readonly shared: boolean;
+  /** No session joins this server from now on (a later acquire of its key starts another). */
+  seal(): void;
   /** Starts hearing the server's frames; before this nothing reaches the listener. */
   attach(listener: ServerListener): void;
   /** Stops hearing it and gives the lease back; the last one kills the server and resolves with
@@ -93,9 +95,10 @@ export class ServerPool {
     return this.servers.size;
   }
 
-  /** A lease on the server for `spec`: the running one of its key, or a new one. */
-  async acquire(spec: ServerSpec, logger: ServerLogger): Promise<ServerLease> {
-    const key = this.share ? serverKey(spec) : `own-${++this.unshared}`;
+  /** A lease on the server for `spec`: the running one of its key, or a new one; `exclusive`, or
+   *  a pool that does not share: always a new one that nobody else joins. */
+  async acquire(spec: ServerSpec, logger: ServerLogger, exclusive = false): Promise<ServerLease> {
+    const key = this.share && !exclusive ? serverKey(spec) : `own-${++this.unshared}`;
     let server = this.servers.get(key);
     if (!server || server.closing) {
       server = this.start(key, spec, logger);
@@ -164,6 +167,7 @@ export class ServerPool {
       get shared() {
         return server.refs > 1;
       },
+      seal: () => this.forget(server),
       attach: (l) => {
         if (released) return;
         listener = l;
