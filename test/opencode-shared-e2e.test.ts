@@ -144,15 +144,17 @@ describe('opencode shared servers (real server, fake model)', () => {
     const fromA = await start('a', 'Take long. [scenario:slow]');
     await waitFor(async () => (await getEvents(app!, 'a', fromA)).some((e) => e.type === 'item.delta' && e.source === 'agent'), 30_000, 'a streamed delta');
     expect((await post(app!, '/v1/sessions/a/terminate')).statusCode).toBe(204);
-    const endedA = (await getEvents(app!, 'a')).at(-1);
-    expect(endedA).toMatchObject({ type: 'session.ended', data: { reason: 'terminated', terminated_by: 'daemon' } });
+    const eventsA = await getEvents(app!, 'a', fromA);
+    expect(eventsA.at(-1)).toMatchObject({ type: 'session.ended', data: { reason: 'terminated', terminated_by: 'daemon' } });
+    // As on a server of its own: the turn ends as terminated, right before the session.
+    expect(eventsA.at(-2)).toMatchObject({ type: 'turn.ended', data: { metadata: { reason: 'terminated' } } });
     expect(alive(pid)).toBe(true);
     const turn = await sendTurn(app!, 'b', 'Answer. [scenario:quick]', { timeoutMs: 30_000 });
     await expectWellFormedTurn(app!, 'b', turn, 'Answer. [scenario:quick]');
     expect(textOf(assistantMessages(turn.events).at(-1))).toBe('QUICK answer.');
     expectNoUnparsed(await getEvents(app!, 'a'));
     expectNoUnparsed(await getEvents(app!, 'b'));
-    // Nothing the terminated session's turn did afterwards reached its log.
+    // Nothing the terminated session's turn did afterwards (its abort) reached its log.
     expect((await getEvents(app!, 'a')).at(-1)?.type).toBe('session.ended');
     expect((await post(app!, '/v1/sessions/b/terminate')).statusCode).toBe(204);
     await allGone(pid, 10_000);
@@ -162,7 +164,7 @@ describe('opencode shared servers (real server, fake model)', () => {
     const { env } = await daemon({ slow: slowShell('SLOW'), quick: [[{ text: 'QUICK answer.' }]] });
     await create('a', env);
     await create('b', env);
-    await create('other', { ...env, AGENTWIRE_TEST_OTHER: '1' });
+    await create('other', { ...env, SESSION_TAG: 'other' });
     const pid = pidOf('a');
     expect(pidOf('b')).toBe(pid);
     const otherPid = pidOf('other');
@@ -195,7 +197,7 @@ describe('opencode shared servers (real server, fake model)', () => {
   it('different env or permission mode: different servers; per-session: one server each', async () => {
     const { env } = await daemon({ quick: [[{ text: 'QUICK answer.' }]] });
     await create('a', env);
-    await create('env', { ...env, AGENTWIRE_TEST_OTHER: '1' });
+    await create('env', { ...env, SESSION_TAG: 'other' });
     await create('mode', env, 'acceptEdits');
     await create('mode2', env, 'acceptEdits');
     await create('same', env);
@@ -214,7 +216,7 @@ describe('opencode shared servers (real server, fake model)', () => {
     const { env } = await daemon({ quick: [[{ text: 'QUICK answer.' }]] });
     await create('a', env);
     await create('b', env);
-    await create('c', { ...env, AGENTWIRE_TEST_OTHER: '1' });
+    await create('c', { ...env, SESSION_TAG: 'other' });
     const pids = [...new Set(['a', 'b', 'c'].map(pidOf))];
     expect(pids).toHaveLength(2);
     await app!.app.close();

@@ -199,12 +199,14 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
     },
     terminate: async () => {
       if (ended) return void (await lease.release());
-      // On a server other sessions keep, the session's turn must not run on unowned: abort it
-      // (which also cancels its pending permission and question requests). An idle session
-      // answers true all the same.
-      if (lease.shared) await callJson(url, 'POST', `/session/${id}/abort`, undefined, timeout).catch((err: Error) => options.logger.warn({ err: err.message }, 'could not abort the session on its shared server'));
+      // Routing stops first, so the session ends as it would with a server of its own (turn
+      // ended as terminated, nothing after). On a server other sessions keep, its turn must not
+      // run on unowned: it is aborted (which also cancels its pending permission and question
+      // requests); an idle session answers true all the same.
+      const others = lease.shared;
       const exit = await lease.release();
       report(exit ? { exitCode: exit.exitCode, signal: exit.signal, stderr: exit.stderr, requested: true } : { exitCode: null, signal: null, stderr: { truncated: false }, requested: true });
+      if (others) await callJson(url, 'POST', `/session/${id}/abort`, undefined, timeout).catch((err: Error) => options.logger.warn({ err: err.message }, 'could not abort the session on its shared server'));
     },
   };
 }
