@@ -1,6 +1,7 @@
 // How OpenCode is run: `opencode serve` processes shared by the sessions whose executable, cwd and
-// whole environment (config included) are the same, or one per session (--opencode-servers
-// per-session); shared-server.ts keeps them, docs/opencode.md says why and what it costs. Each is
+// whole environment (config included) are the same and whose permission rules ask nothing, or
+// one per session (the rest, and all with --opencode-servers per-session); shared-server.ts keeps
+// them, docs/opencode.md says why and what it costs. Each is
 // driven over its HTTP API with one `GET /event` SSE subscription. Endpoints are those of the
 // pinned server's own OpenAPI document (GET /doc, 1.18.33):
 //
@@ -186,9 +187,10 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
       // A shared server's session can still be asked (a user's own agent config with `ask` rules):
       // its `always` would hold for every session on the server, so it is sent as `once` there;
       // on a server of its own, the server takes no other session from now on.
-      if (reply === 'always' && lease.shared) options.logger.warn({ permissionId }, 'always on a shared OpenCode server is sent as once');
+      const once = reply === 'always' && lease.shared;
+      if (once) options.logger.warn({ permissionId }, 'always on a shared OpenCode server is sent as once');
       else if (reply === 'always') lease.seal();
-      await call('POST', `/permission/${encodeURIComponent(permissionId)}/reply`, { reply: reply === 'always' && lease.shared ? 'once' : reply });
+      await call('POST', `/permission/${encodeURIComponent(permissionId)}/reply`, { reply: once ? 'once' : reply });
     },
     replyQuestion: async (questionId, answers) => {
       const path = `/question/${encodeURIComponent(questionId)}`;
