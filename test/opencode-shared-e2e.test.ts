@@ -160,6 +160,25 @@ describe('opencode shared servers (real server, fake model)', () => {
     await allGone(pid, 10_000);
   }, 120_000);
 
+  it('resuming a native session joins the running server of its key: the conversation goes on', async () => {
+    const { env } = await daemon({ conv: [[{ text: 'FIRST' }], [{ text: 'SECOND' }]], quick: [[{ text: 'QUICK answer.' }]] });
+    await create('keeper', env);
+    await create('b', env);
+    const pid = pidOf('keeper');
+    await sendTurn(app!, 'b', 'First? [scenario:conv]', { timeoutMs: 30_000 });
+    const nativeSessionId = (await info('b')).nativeSessionId;
+    expect((await post(app!, '/v1/sessions/b/terminate')).statusCode).toBe(204);
+    const res = await post(app!, '/v1/sessions/resumed', { agent: 'opencode', cwd: sandbox!.work, env, permissionMode: 'bypass', nativeSessionId });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(pidOf('resumed')).toBe(pid);
+    const turn = await sendTurn(app!, 'resumed', 'Second? [scenario:conv]', { timeoutMs: 30_000 });
+    await expectWellFormedTurn(app!, 'resumed', turn, 'Second? [scenario:conv]');
+    // The fake model answers by the conversation it is sent: SECOND means the first turn was in it.
+    expect(textOf(assistantMessages(turn.events).at(-1))).toBe('SECOND');
+    expectNoUnparsed(await getEvents(app!, 'resumed'));
+    expect(JSON.stringify(await getEvents(app!, 'keeper', 0, true))).not.toMatch(/FIRST|SECOND/);
+  }, 120_000);
+
   it('a SIGKILLed shared server ends every session on it with session.ended and its exit; the next session gets a new server', async () => {
     const { env } = await daemon({ slow: slowShell('SLOW'), quick: [[{ text: 'QUICK answer.' }]] });
     await create('a', env);
