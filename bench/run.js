@@ -11,7 +11,7 @@ import http from 'node:http';
 import { api, removeDataDirs, rssMb, startDaemon, tempDataDir } from './daemon.js';
 import { mirrorSection } from './mirror.js';
 import { persistence } from './persist.js';
-import { sessionStart } from './start.js';
+import { sessionStart, sharingOnly } from './start.js';
 import { child, lastSequence, pct, print, session, settledRss, sleep, untilIdle } from './util.js';
 
 /** Flags for the general sections' daemons: memory only, unless BENCH_PERSIST=on. */
@@ -245,6 +245,8 @@ async function main() {
   if (!only || only === 'persist') await persistence();
   // `start <agent>…` measures only those agents.
   if (!only || only === 'start') await sessionStart(only === 'start' && process.argv.length > 3 ? process.argv.slice(3) : undefined);
+  // `share`: only the OpenCode shared-server comparison (also part of `start opencode`).
+  if (only === 'share') await sharingOnly();
   if (!only || only === 'mirror') await mirrorSection();
   print('bench_seconds', (Date.now() - started) / 1000);
 }

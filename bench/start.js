@@ -3,6 +3,10 @@
 //   <agent>_create_ms / _first_event_ms         a daemon without --warm (every agent boots at create)
 //   <agent>_warm_create_ms / _warm_first_event_ms   a daemon with --warm <agent>=1, a pool hit each time
 //   <agent>_rss_mb_1 / _rss_mb_per_session_10   the RSS of the agents' process trees, 1 and 10 live sessions
+//   opencode_<servers>_…  OpenCode with --opencode-servers per-session and shared, one daemon after
+//                          the other in the same run, 10 live bypass sessions (the ones that share):
+//                          RSS at 1 and 10 sessions, per added session, server processes, and the
+//                          create time of sessions 2..10 (on a running server when shared)
 // create: POST /v1/sessions/{id} until its answer; first event: the first message's POST (NDJSON
 // turn stream) until the first event the agent produced (source "agent"). p50 over the rounds;
 // cold and warm rounds alternate, each after the warm daemon's spare is ready again, so a refill
@@ -113,6 +117,69 @@ async function agentRss(d, agent) {
   for (const id of ids) await api(d.url, 'DELETE', `/v1/sessions/${id}`);
 }
 
+/** Processes named opencode below `pid` (the daemon's OpenCode servers). */
+function opencodeServers(pid) {
+  let n = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid && comm.startsWith('opencode')) n++;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return n;
+}
+
+/** OpenCode's memory and start time per added session, with shared servers and without. */
+export async function opencodeSharing(setup, flags, options) {
+  const SESSIONS = 10;
+  for (const servers of ['per-session', 'shared']) {
+    const d = await startDaemon([...flags, '--opencode-servers', servers], options);
+    const name = `opencode_${servers.replace('-', '_')}`;
+    const ids = [];
+    const creates = [];
+    let rss1 = NaN;
+    try {
+      while (ids.length < SESSIONS) {
+        const id = `share-${servers}-${ids.length}`;
+        const t = performance.now();
+        await api(d.url, 'POST', `/v1/sessions/${id}`, { agent: 'opencode', permissionMode: 'bypass' });
+        if (ids.length > 0) creates.push(performance.now() - t);
+        await firstTurn(d, id);
+        ids.push(id);
+        if (ids.length === 1) {
+          await sleep(2_000);
+          rss1 = treeRssMb(d.pid);
+        }
+      }
+      await sleep(2_000);
+      const rss10 = treeRssMb(d.pid);
+      print(`${name}_rss_mb_1`, rss1);
+      print(`${name}_rss_mb_${SESSIONS}`, rss10);
+      print(`${name}_rss_mb_per_added_session`, (rss10 - rss1) / (SESSIONS - 1));
+      print(`${name}_servers_${SESSIONS}`, opencodeServers(d.pid));
+      print(`${name}_added_create_ms`, pct(creates, 50));
+      for (const id of ids) await api(d.url, 'DELETE', `/v1/sessions/${id}`);
+    } finally {
+      await d.stop();
+    }
+  }
+}
+
+/** `node bench/run.js share`: only the OpenCode sharing comparison. */
+export async function sharingOnly() {
+  const setup = await loadFakeAgents();
+  try {
+    await opencodeSharing(setup, ['--persist', 'off', '--agents-dir', setup.agentsDir, '--no-auto-install'], { env: setup.env, cwd: setup.work });
+  } finally {
+    await setup.close();
+  }
+}
+
 export async function sessionStart(agents = Object.keys(ROUNDS)) {
   const setup = await loadFakeAgents();
   const flags = ['--persist', 'off', '--agents-dir', setup.agentsDir, '--no-auto-install'];
@@ -142,6 +209,10 @@ export async function sessionStart(agents = Object.keys(ROUNDS)) {
         print(`${agent}_warm_first_event_ms`, pct(times.warmFirst, 50));
         await warm.stop();
         await agentRss(cold, agent);
+        if (agent === 'opencode') {
+          await cold.stop();
+          await opencodeSharing(setup, flags, options);
+        }
       } finally {
         await cold.stop();
         await warm.stop();

@@ -1,5 +1,6 @@
-// OpenCode end to end: the daemon's HTTP API, the real pinned OpenCode (1.18.33, `opencode serve`,
-// one per session) as the session's agent, and the fake model server behind it. Every session runs
+// OpenCode end to end: the daemon's HTTP API, the real pinned OpenCode (1.18.33, `opencode serve`;
+// each test's session alone on its server, sharing is test/opencode-shared-e2e.test.ts) as the
+// session's agent, and the fake model server behind it. Every session runs
 // in a throwaway sandbox (HOME, TMPDIR, XDG_* and the work dir); its env carries OPENCODE_CONFIG
 // naming a config for the fake provider (test/harness/opencode.ts's opencodeConfig), which the
 // driver's own OPENCODE_CONFIG_CONTENT (permissions for the permissionMode) is merged over. The

@@ -38,7 +38,7 @@ export function requireDriver(registry: AgentRegistry, agent: string, field: 'bo
 }
 
 /** Where agent executables are looked up (a Config satisfies it). */
-export type RegistryOptions = ProcessLimits & Partial<Pick<Config, 'agentsDir' | 'claudeBin' | 'codexBin' | 'opencodeBin' | 'ampBin' | 'geminiBin' | 'qwenBin' | 'acpAgents'>>;
+export type RegistryOptions = ProcessLimits & Partial<Pick<Config, 'agentsDir' | 'claudeBin' | 'codexBin' | 'opencodeBin' | 'opencodeServers' | 'ampBin' | 'geminiBin' | 'qwenBin' | 'acpAgents'>>;
 
 /** Executables are located lazily, when a session starts, so the registry builds whether or not
  *  an agent is installed. `env` is the daemon's (PATH, credentials); agents get it through
@@ -57,7 +57,7 @@ export function createRegistry(input: RegistryOptions, env: NodeJS.ProcessEnv = 
     claude: createClaudeDriver(options, claudeLocator({ agentsDir: options.agentsDir, claudeBin: options.claudeBin }, env)),
     codex: createCodexDriver(options, codexLocator({ agentsDir: options.agentsDir, codexBin: options.codexBin }, env)),
     amp: createAmpDriver(options, ampLocator({ agentsDir: options.agentsDir, ampBin: options.ampBin }, env), env),
-    opencode: createOpencodeDriver(options, opencodeLocator({ agentsDir: options.agentsDir, opencodeBin: options.opencodeBin }, env)),
+    opencode: createOpencodeDriver(options, opencodeLocator({ agentsDir: options.agentsDir, opencodeBin: options.opencodeBin }, env), options.opencodeServers !== 'per-session'),
     // Built-in ACP agents: a definition each (src/agents/<agent>/definition.ts) on the generic driver.
     gemini: createAcpDriver(geminiDefinition, options, agentLocator('gemini', 'Gemini CLI', { agentsDir: options.agentsDir, geminiBin: options.geminiBin }, env)),
     qwen: createAcpDriver(qwenDefinition, options, agentLocator('qwen', 'Qwen Code', { agentsDir: options.agentsDir, qwenBin: options.qwenBin }, env)),

@@ -1,31 +1,37 @@
-// How OpenCode is run: ONE `opencode serve` per session (docs/opencode.md says why), driven over
-// its HTTP API with one `GET /event` SSE subscription. Endpoints are those of the pinned server's
-// own OpenAPI document (GET /doc, 1.18.33):
+// How OpenCode is run: `opencode serve` processes shared by the sessions whose executable, cwd and
+// whole environment (config included) are the same and whose permission rules ask nothing, or
+// one per session (the rest, and all with --opencode-servers per-session); shared-server.ts keeps
+// them, docs/opencode.md says why and what it costs. Each is
+// driven over its HTTP API with one `GET /event` SSE subscription. Endpoints are those of the
+// pinned server's own OpenAPI document (GET /doc, 1.18.33):
 //
-//   start      spawn, wait for its "listening" line, subscribe to /event, POST /session
-//              (resume: GET /session/{nativeSessionId} instead)
+//   start      a lease on the key's server (spawned, "listening", /event subscribed, when none
+//              runs), then POST /session (resume: GET /session/{nativeSessionId} instead)
 //   send       POST /session/{id}/prompt_async {parts, model?, agent, variant?} (204 at once)
 //   replies    POST /permission/{id}/reply {reply}; POST /question/{id}/reply {answers} | /reject
 //   interrupt  POST /session/{id}/abort
-//   terminate  close the stream, kill the process group
+//   terminate  on a shared server: POST /session/{id}/abort, stop routing; the last session's
+//              terminate kills the process group
 //
 // Events are routed by session id (route.ts): the session's own, those of no session, and the
 // permission and question requests of its subagents' child sessions.
 // The server is watched through its process and its stream: if the stream ends while the process
-// lives, the process is killed and its exit reported as a crash, so a session never hangs on it.
+// lives, the process is killed; either way its exit is reported to every session on it as a
+// crash, so no session hangs on it.
 import { ApiError } from '../../errors.js';
 import type { Config } from '../../config.js';
 import { agentLocator } from '../discovery.js';
 import type { ProcessLimits } from '../process-options.js';
 import { sameSpareOptions } from '../spare.js';
-import type { AgentDriver, AgentHandle, AgentSink, StartOptions } from '../types.js';
+import type { AgentDriver, AgentHandle, AgentSink, ProcessExit, StartOptions } from '../types.js';
 import { opencodeCapabilities } from './capabilities.js';
-import { modelRef, promptParts, serverConfig } from './config.js';
+import { modelRef, permissionConfig, promptParts, serverConfig } from './config.js';
 import { MCP_SERVERS, opencodeConverter, RESUMED } from './convert.js';
 import { callJson } from './http.js';
 import { listModels, listModes } from './queries.js';
-import { SessionRouter } from './route.js';
+import { SessionRouter, sessionOf } from './route.js';
 import { startServer } from './server.js';
+import { ServerPool, type ServerLauncher } from './shared-server.js';
 import { subscribe } from './sse.js';
 
 export type LocateOpencode = () => Promise<string>;
@@ -34,7 +40,9 @@ export function opencodeLocator(config: Partial<Pick<Config, 'agentsDir' | 'open
   return agentLocator('opencode', 'OpenCode', config, env);
 }
 
-export function createOpencodeDriver(limits: ProcessLimits, locate: LocateOpencode = opencodeLocator()): AgentDriver {
+/** `share` false: one server per session (--opencode-servers per-session). */
+export function createOpencodeDriver(limits: ProcessLimits, locate: LocateOpencode = opencodeLocator(), share = true): AgentDriver {
+  const servers = new ServerPool(serverLauncher(limits), share);
   return {
     id: 'opencode',
     capabilities: opencodeCapabilities,
@@ -49,10 +57,19 @@ export function createOpencodeDriver(limits: ProcessLimits, locate: LocateOpenco
     models: { models: [] },
     listModels: (ctx) => listModels(locate, limits, ctx),
     listModes: (ctx) => listModes(locate, limits, ctx),
-    start: (options, sink) => startOpencode(options, sink, limits, locate),
+    start: (options, sink) => startOpencode(options, sink, limits, locate, servers),
     // The server's project directory and permission config are fixed at spawn, its session is
-    // created already, and the handle binds model, agent and variant at start.
+    // created already, and the handle binds model, agent and variant at start. A spare on a
+    // shared server is a native session made ahead on it (docs/opencode.md).
     spareServes: sameSpareOptions,
+  };
+}
+
+function serverLauncher(limits: ProcessLimits): ServerLauncher {
+  const timeout = Math.max(limits.startTimeoutMs, 5_000);
+  return {
+    launch: (spec, logger) => startServer(spec.executable, spec.cwd, spec.env, limits, logger),
+    subscribe: (url, handlers) => subscribe(url, frameLimit(limits), handlers, timeout),
   };
 }
 
@@ -67,18 +84,20 @@ export function agentFor(agentMode: string, permissionMode: string): string | un
   return permissionMode === 'plan' ? 'plan' : undefined;
 }
 
-async function startOpencode(options: StartOptions, sink: AgentSink, limits: ProcessLimits, locate: LocateOpencode): Promise<AgentHandle> {
+async function startOpencode(options: StartOptions, sink: AgentSink, limits: ProcessLimits, locate: LocateOpencode, servers: ServerPool): Promise<AgentHandle> {
   const executable = await locate();
   const timeout = Math.max(limits.startTimeoutMs, 5_000);
   const fail = (why: string) => new ApiError('agent_start_failed', `OpenCode ${why}`, { agent: 'opencode' });
   const env = { ...options.env, OPENCODE_CONFIG_CONTENT: JSON.stringify(serverConfig(options)) };
-  const server = await startServer(executable, options.cwd, env, limits, options.logger).catch((err: Error) => Promise.reject(fail(err.message)));
-  const { proc, url } = server;
+  // OpenCode keeps an `always` grant in its instance, for every session on it (tested): a session
+  // whose rules can ask gets a server of its own, so its grants never answer another's requests.
+  const exclusive = permissionConfig(options.permissionMode) !== 'allow';
+  const lease = await servers.acquire({ executable, cwd: options.cwd, env }, options.logger, exclusive).catch((err: Error) => Promise.reject(fail(err.message)));
+  const { url } = lease;
 
   let sessionId: string | undefined;
   /** Events that came before the POST /session answer named our session (bounded). */
   let early: unknown[] = [];
-  let streamLost = false;
   let created: (() => void) | undefined;
   const createdSeen = new Promise<void>((resolve) => (created = resolve));
   let router: SessionRouter | undefined;
@@ -87,32 +106,36 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
     sink.native(event);
     if (isObject(event) && event.type === 'session.created') created?.();
   };
-  let stream: { close(): void } | undefined;
+  /** The server's end while the session starts (the start fails) or after (the session ends). */
+  let ready = false;
+  let ended = false;
+  let gone: ((why: Error) => void) | undefined;
+  const goneEarly = new Promise<never>((_, reject) => (gone = reject));
+  goneEarly.catch(() => {});
+  const report = (exit: ProcessExit) => {
+    if (ended) return;
+    ended = true;
+    sink.exit(exit);
+  };
+  lease.attach({
+    event: (event) => {
+      if (sessionId !== undefined) return deliver(event);
+      if (early.length < 1_000 && mayBeOurs(event)) early.push(event);
+    },
+    exit: (exit, lost) => {
+      if (!ready) return gone?.(new Error(`the server exited (${exit.signal ?? `code ${exit.exitCode}`})${lost ? ' after its event stream ended' : ''}`));
+      // A crash, or a lost stream (the pool killed the server): never an exit the daemon asked for.
+      report({ exitCode: exit.exitCode, signal: exit.signal, stderr: exit.stderr, requested: exit.killed && !lost });
+      void lease.release();
+    },
+  });
   try {
-    stream = await subscribe(
-      url,
-      frameLimit(limits),
-      {
-        event: (event) => {
-          if (sessionId !== undefined) return deliver(event);
-          if (early.length < 1_000) early.push(event);
-        },
-        end: (reason) => {
-          if (reason === 'closed' || !proc.running) return;
-          // The server lives but its stream is gone: nothing more would reach the session.
-          options.logger.warn({ reason }, 'opencode event stream ended; killing the server');
-          streamLost = true;
-          void proc.kill();
-        },
-      },
-      timeout,
-    );
     if (options.mcp && Object.keys(options.mcp).length > 0) sink.native({ type: MCP_SERVERS, properties: { servers: Object.keys(options.mcp) } });
     if (options.nativeSessionId) {
       // Resume: the session is in OpenCode's storage (under the user's data dir). No
       // session.created comes for it; its GET answer starts the session instead (RESUMED).
       const path = `/session/${encodeURIComponent(options.nativeSessionId)}`;
-      const answer = await callJson(url, 'GET', path, undefined, timeout);
+      const answer = await Promise.race([callJson(url, 'GET', path, undefined, timeout), goneEarly]);
       if (!isObject(answer.json) || answer.json.id !== options.nativeSessionId) throw new Error(`GET ${path} answered ${JSON.stringify(answer.json).slice(0, 200)}`);
       sessionId = answer.json.id;
       router = new SessionRouter(sessionId);
@@ -120,7 +143,7 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
       early.forEach(deliver);
       early = [];
     } else {
-      const answer = await callJson(url, 'POST', '/session', {}, timeout);
+      const answer = await Promise.race([callJson(url, 'POST', '/session', {}, timeout), goneEarly]);
       if (!isObject(answer.json) || typeof answer.json.id !== 'string') throw new Error(`POST /session answered ${JSON.stringify(answer.json).slice(0, 200)}`);
       sessionId = answer.json.id;
       router = new SessionRouter(sessionId);
@@ -130,21 +153,17 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
       early = [];
       waiting.forEach(deliver);
       let timer: NodeJS.Timeout | undefined;
-      const seen = await Promise.race([createdSeen.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeout)))]);
+      const seen = await Promise.race([createdSeen.then(() => true), goneEarly, new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeout)))]);
       clearTimeout(timer);
       if (!seen) throw new Error('no session.created event for the new session');
     }
   } catch (err) {
-    stream?.close();
-    await proc.kill();
+    ended = true;
+    await lease.release();
     throw fail(`did not start a session: ${(err as Error).message}`);
   }
+  ready = true;
   const id = sessionId;
-  proc.exited.then((exit) => {
-    stream?.close();
-    const requested = exit.killed && !streamLost;
-    sink.exit({ exitCode: exit.exitCode, signal: exit.signal, stderr: exit.stderr, requested });
-  });
 
   const io = (err: unknown) => new ApiError('agent_io_failed', `OpenCode did not accept the call: ${(err as Error).message}`, { agent: 'opencode' });
   const call = (method: string, path: string, body?: unknown) => callJson(url, method, path, body, timeout).catch((err) => Promise.reject(io(err)));
@@ -153,7 +172,7 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
 
   return {
     get pid() {
-      return proc.pid;
+      return lease.pid;
     },
     send: async (turn) => {
       const body = {
@@ -165,7 +184,13 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
       await call('POST', `/session/${id}/prompt_async`, body);
     },
     replyPermission: async (permissionId, reply) => {
-      await call('POST', `/permission/${encodeURIComponent(permissionId)}/reply`, { reply });
+      // A shared server's session can still be asked (a user's own agent config with `ask` rules):
+      // its `always` would hold for every session on the server, so it is sent as `once` there;
+      // on a server of its own, the server takes no other session from now on.
+      const once = reply === 'always' && lease.shared;
+      if (once) options.logger.warn({ permissionId }, 'always on a shared OpenCode server is sent as once');
+      else if (reply === 'always') lease.seal();
+      await call('POST', `/permission/${encodeURIComponent(permissionId)}/reply`, { reply: once ? 'once' : reply });
     },
     replyQuestion: async (questionId, answers) => {
       const path = `/question/${encodeURIComponent(questionId)}`;
@@ -175,8 +200,21 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
       await call('POST', `/session/${id}/abort`);
     },
     terminate: async () => {
-      stream?.close();
-      await proc.kill();
+      if (ended) return void (await lease.release());
+      // Routing stops first, so the session ends as it would with a server of its own (turn
+      // ended as terminated, nothing after). On a server other sessions keep, its turn must not
+      // run on unowned: it is aborted (which also cancels its pending permission and question
+      // requests); an idle session answers true all the same.
+      const others = lease.shared;
+      const exit = await lease.release();
+      report(exit ? { exitCode: exit.exitCode, signal: exit.signal, stderr: exit.stderr, requested: true } : { exitCode: null, signal: null, stderr: { truncated: false }, requested: true });
+      if (others) await callJson(url, 'POST', `/session/${id}/abort`, undefined, timeout).catch((err: Error) => options.logger.warn({ err: err.message }, 'could not abort the session on its shared server'));
     },
   };
+}
+
+/** Before the POST /session answer names the session, what could be its own: events naming no
+ *  session and session lifecycle events. Other sessions' traffic on a shared server is not kept. */
+function mayBeOurs(event: unknown): boolean {
+  return sessionOf(event) === undefined || (isObject(event) && (event.type === 'session.created' || event.type === 'session.updated'));
 }
