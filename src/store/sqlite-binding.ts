@@ -15,7 +15,12 @@ const major = Number(process.versions.node.split('.')[0]);
 
 export const SQLITE_PACKAGE = major >= 22 ? 'better-sqlite3-napi' : 'better-sqlite3';
 
-/** The better-sqlite3 Database constructor for this Node. */
-export const Database = require(SQLITE_PACKAGE) as typeof BetterSqlite3;
+let loaded: typeof BetterSqlite3 | undefined;
+
+/** The better-sqlite3 Database constructor for this Node, loaded on first use: a daemon without
+ *  persistence (--persist off) never loads it. */
+export function sqliteDatabase(): typeof BetterSqlite3 {
+  return (loaded ??= require(SQLITE_PACKAGE) as typeof BetterSqlite3);
+}
 export type Database = BetterSqlite3.Database;
 export type Statement = BetterSqlite3.Statement;
