@@ -43,6 +43,26 @@ const englishOnly = {
   },
 };
 
+/** `.openapi(…)` (zod-to-openapi) records a schema's OpenAPI metadata: it clones the schema into a
+ *  metadata registry, and wraps `.optional()`, `.nullable()`, `.extend()` … to carry it along. The
+ *  only reader of that metadata is src/schema/openapi.ts, which writes openapi.json at build time
+ *  (`npm run openapi`, from dist/, not from this bundle) and is not part of the daemon; the daemon
+ *  serves the committed openapi.json. So in the bundle `.openapi()` returns its schema unchanged:
+ *  the same validation, without the clones and the wrappers at every start (and without the
+ *  library's 45 KB). src/ and the tests keep the real library. */
+const openapiMetadataOff = {
+  name: 'openapi-metadata-off',
+  setup(b) {
+    b.onResolve({ filter: /^@asteasolutions\/zod-to-openapi$/ }, () => ({ path: 'zod-to-openapi', namespace: 'openapi-off' }));
+    b.onLoad({ filter: /.*/, namespace: 'openapi-off' }, () => ({
+      contents: `export function extendZodWithOpenApi(z) {
+        if (typeof z.ZodType.prototype.openapi === 'undefined') z.ZodType.prototype.openapi = function () { return this; };
+      }`,
+      loader: 'js',
+    }));
+  },
+};
+
 const result = await build({
   entryPoints: [join(dist, 'main.js')],
   outfile: join(dist, 'agentwire.mjs'),
@@ -56,7 +76,7 @@ const result = await build({
   legalComments: 'none',
   // CommonJS dependencies (fastify, pino) call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __agentwireRequire } from 'node:module'; const require = __agentwireRequire(import.meta.url);" },
-  plugins: [keepModuleUrls, englishOnly],
+  plugins: [keepModuleUrls, englishOnly, openapiMetadataOff],
   // execa is loaded with import() on the first agent spawn, never at start: left in node_modules so
   // start-up does not even parse it. better-sqlite3 (both builds, src/store/sqlite-binding.ts) loads
   // its compiled addon (.node) from its own package directory, which a bundle cannot carry.
