@@ -63,6 +63,22 @@ const openapiMetadataOff = {
   },
 };
 
+/** prom-client requires the OpenTelemetry API (42 KB, and it sets up its global registry when
+ *  loaded) for one thing: exemplars of the CPU counter, read only when a registry enables
+ *  exemplars. agentwire never does (src/metrics/), so the bundle gets a stand-in that says so if
+ *  that ever changes. */
+const noOpenTelemetry = {
+  name: 'no-opentelemetry',
+  setup(b) {
+    b.onResolve({ filter: /^@opentelemetry\/api$/ }, () => ({ path: 'opentelemetry-api', namespace: 'otel-off' }));
+    b.onLoad({ filter: /.*/, namespace: 'otel-off' }, () => ({
+      contents: `const off = () => { throw new Error('agentwire: metric exemplars are not enabled, and the bundle carries no OpenTelemetry API (scripts/bundle.js)'); };
+        module.exports = { get trace() { return off(); }, get context() { return off(); } };`,
+      loader: 'js',
+    }));
+  },
+};
+
 const result = await build({
   entryPoints: [join(dist, 'main.js')],
   outfile: join(dist, 'agentwire.mjs'),
@@ -76,7 +92,7 @@ const result = await build({
   legalComments: 'none',
   // CommonJS dependencies (fastify, pino) call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __agentwireRequire } from 'node:module'; const require = __agentwireRequire(import.meta.url);" },
-  plugins: [keepModuleUrls, englishOnly, openapiMetadataOff],
+  plugins: [keepModuleUrls, englishOnly, openapiMetadataOff, noOpenTelemetry],
   // execa is loaded with import() on the first agent spawn, never at start: left in node_modules so
   // start-up does not even parse it. better-sqlite3 (both builds, src/store/sqlite-binding.ts) loads
   // its compiled addon (.node) from its own package directory, which a bundle cannot carry.
