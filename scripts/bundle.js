@@ -79,6 +79,35 @@ const noOpenTelemetry = {
   },
 };
 
+/** Node built-ins loaded at start for features agentwire never uses: Fastify's server.js requires
+ *  node:http2 and node:https (with tls) for its `http2` and `https` options (3–20 ms to load
+ *  here), prom-client's index requires its Pushgateway, which requires node:zlib. In the bundle,
+ *  Fastify requires each when it first creates such a server (agentwire never does: it listens
+ *  on plain HTTP), and the Pushgateway is a stand-in that says it is left out.
+ *  Each replacement names the exact source line it replaces and fails the build when that line
+ *  is gone, so a Fastify or prom-client upgrade cannot silently keep the eager require. */
+const unusedBuiltinsLazy = {
+  name: 'unused-builtins-lazy',
+  setup(b) {
+    const replace = (filter, pairs) =>
+      b.onLoad({ filter }, async (args) => {
+        let source = await readFile(args.path, 'utf8');
+        for (const [from, to] of pairs) {
+          if (!source.includes(from)) throw new Error(`scripts/bundle.js: ${args.path} no longer contains ${JSON.stringify(from)}; update unusedBuiltinsLazy`);
+          source = source.replace(from, to);
+        }
+        return { contents: source, loader: 'js' };
+      });
+    replace(/[\\/]fastify[\\/]lib[\\/]server\.js$/, [
+      ["const https = require('node:https')", "const https = { createServer: (...a) => require('node:https').createServer(...a) }"],
+      ["const http2 = require('node:http2')", "const http2 = { createServer: (...a) => require('node:http2').createServer(...a), createSecureServer: (...a) => require('node:http2').createSecureServer(...a) }"],
+    ]);
+    replace(/[\\/]prom-client[\\/]index\.js$/, [
+      ["exports.Pushgateway = require('./lib/pushgateway');", "exports.Pushgateway = class { constructor() { throw new Error('agentwire: the bundle leaves out prom-client\\'s Pushgateway (scripts/bundle.js)'); } };"],
+    ]);
+  },
+};
+
 const result = await build({
   entryPoints: [join(dist, 'main.js')],
   outfile: join(dist, 'agentwire.mjs'),
@@ -92,7 +121,7 @@ const result = await build({
   legalComments: 'none',
   // CommonJS dependencies (fastify, pino) call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __agentwireRequire } from 'node:module'; const require = __agentwireRequire(import.meta.url);" },
-  plugins: [keepModuleUrls, englishOnly, openapiMetadataOff, noOpenTelemetry],
+  plugins: [keepModuleUrls, englishOnly, openapiMetadataOff, noOpenTelemetry, unusedBuiltinsLazy],
   // execa is loaded with import() on the first agent spawn, never at start: left in node_modules so
   // start-up does not even parse it. better-sqlite3 (both builds, src/store/sqlite-binding.ts) loads
   // its compiled addon (.node) from its own package directory, which a bundle cannot carry.
