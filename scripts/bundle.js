@@ -5,6 +5,13 @@
 // next to it are read at run time (the mock agent's program.js, Amp's delegate.js, openapi.json,
 // package.json): every `import.meta.url` is rewritten to the URL its module had before bundling,
 // so those relative paths resolve exactly as they do unbundled.
+//
+// What start-up never needs stays out of the bundle or out of start-up (docs/performance.md, issue
+// 20 item 4): zod's other locales, zod-to-openapi's metadata (openapiMetadataOff), the OpenTelemetry
+// API, Fastify's http2/https and prom-client's Pushgateway with the built-ins they load, plus the
+// `external` list below. Each stand-in is in this file and says what it replaces and why. On Node
+// >= 22.1 bin/agentwire.js also keeps V8's compiled code of this file in a cache, so only the first
+// start compiles it.
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
