@@ -26,7 +26,9 @@ export function startDaemon(flags, options = {}) {
   if (!persistOff && (dataDir < 0 || !String(flags[dataDir + 1]).startsWith(tmpdir()))) {
     throw new Error(`startDaemon(${JSON.stringify(flags)}): pass --persist off or --data-dir <a tempDataDir()>`);
   }
-  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENTWIRE_'))), ...options.env };
+  // V8's compile cache (Node >= 22.1, bin/agentwire.js): one per bench run under the temp dir, not
+  // the user's ~/.cache; the run's first start writes it, the others read it, as a user's would.
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENTWIRE_'))), NODE_COMPILE_CACHE: compileCacheDir(), ...options.env };
   const args = ['server', '--port', '0', '--log-level', 'warn', ...flags].map((a) => `'${a}'`).join(' ');
   // ulimit in the shell, then exec: the daemon itself holds the 5,000 reader sockets.
   return startProcess(`ulimit -n 20000; exec "${process.execPath}" ${process.env.BENCH_DAEMON_FLAGS ?? ''} "${BIN}" ${args} --log-level info`, env, options);
@@ -82,6 +84,13 @@ export async function api(base, method, path, body) {
 }
 
 const made = new Set();
+
+let compileCache;
+/** The bench run's compile cache dir (removed with the data dirs). */
+function compileCacheDir() {
+  compileCache ??= tempDataDir('compile-cache');
+  return compileCache;
+}
 
 /** A fresh data dir under the system temp dir; removed by removeDataDirs (the bench calls it on exit). */
 export function tempDataDir(label = 'bench') {

@@ -8,6 +8,7 @@
 // (BENCH_PERSIST=on runs them on a temp data dir instead); `persist` compares the two. `mirror`
 // also starts a throwaway PostgreSQL server (bench/mirror.js).
 import http from 'node:http';
+import module from 'node:module';
 import { api, removeDataDirs, rssMb, startDaemon, tempDataDir } from './daemon.js';
 import { mirrorSection } from './mirror.js';
 import { persistence } from './persist.js';
@@ -24,7 +25,8 @@ async function startTimes(flags, options = {}, rounds = 7) {
   let idle = NaN;
   for (let i = 0; i < rounds; i++) {
     const t = performance.now();
-    const d = await startDaemon(flags, options);
+    // `noCodeCache`: every start with an empty compile cache, as the very first start on a machine.
+    const d = await startDaemon(flags, options.noCodeCache ? { ...options, env: { NODE_COMPILE_CACHE: tempDataDir('no-code-cache') } } : options);
     while (!(await fetch(`${d.url}/v1/health`).then((r) => r.ok, () => false))) await sleep(2);
     times.push(performance.now() - t);
     if (i === 0 && options.rss) {
@@ -53,6 +55,12 @@ async function coldStart() {
   print('idle_rss_persist_mb', persisted.idle);
   print('coldstart_persist_over_bare', persisted.ms / bare.ms);
   print('idle_rss_persist_over_bare_mb', persisted.idle - bare.idle);
+  // Node >= 22.1 keeps V8's compiled code of the bundle (bin/agentwire.js); the figures above are
+  // starts that find it. A start that does not (the first one after an install or a Node upgrade):
+  if (typeof module.enableCompileCache === 'function') {
+    const first = await startTimes(['--data-dir', tempDataDir('cold')], { noCodeCache: true });
+    print('coldstart_persist_no_code_cache_ms', first.ms);
+  }
 }
 
 async function healthLoad(d) {

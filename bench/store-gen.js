@@ -6,11 +6,12 @@
 // the bytes the daemon itself wrote, so reads and replays serve real events.
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Database } from '../dist/store/sqlite-binding.js';
+import { sqliteDatabase } from '../dist/store/sqlite-binding.js';
 import { api, startDaemon, tempDataDir } from './daemon.js';
 import { session, untilIdle } from './util.js';
 
 const STORE = 'agentwire.db';
+const Database = sqliteDatabase();
 
 /** A data dir holding one session `tpl` of exactly 1,000 events, written by a real daemon. */
 export async function templateStore() {

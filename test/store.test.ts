@@ -4,12 +4,14 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Database } from '../src/store/sqlite-binding.js';
+import { sqliteDatabase } from '../src/store/sqlite-binding.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventStore, SessionProgress, SessionRecord } from '../src/store/event-store.js';
 import { MemoryStore } from '../src/store/memory-store.js';
 import { MIGRATIONS, migrate, SCHEMA_VERSION } from '../src/store/migrations.js';
 import { SqliteStore, StoreInUseError } from '../src/store/sqlite-store.js';
+
+const Database = sqliteDatabase();
 
 const dirs: string[] = [];
 const stores: EventStore[] = [];

@@ -15,7 +15,26 @@ const major = Number(process.versions.node.split('.')[0]);
 
 export const SQLITE_PACKAGE = major >= 22 ? 'better-sqlite3-napi' : 'better-sqlite3';
 
-/** The better-sqlite3 Database constructor for this Node. */
-export const Database = require(SQLITE_PACKAGE) as typeof BetterSqlite3;
+let loaded: typeof BetterSqlite3 | undefined;
+
+/** The better-sqlite3 Database constructor for this Node, loaded on first use: a daemon without
+ *  persistence (--persist off) never loads it. */
+export function sqliteDatabase(): typeof BetterSqlite3 {
+  return (loaded ??= require(SQLITE_PACKAGE) as typeof BetterSqlite3);
+}
+
+/** better-sqlite3 12 finds its compiled addon through the `bindings` package, which tries a dozen
+ *  candidate paths (5–15 ms of a start here); naming the file its install builds (build/Release)
+ *  skips the search. When that file is not there (a Debug build, say) the search runs as before.
+ *  13 loads its prebuilt file directly and takes no such option. */
+export function addonOption(): { nativeBinding?: string } {
+  if (SQLITE_PACKAGE !== 'better-sqlite3') return {};
+  try {
+    return { nativeBinding: require.resolve('better-sqlite3/build/Release/better_sqlite3.node') };
+  } catch {
+    return {};
+  }
+}
+
 export type Database = BetterSqlite3.Database;
 export type Statement = BetterSqlite3.Statement;

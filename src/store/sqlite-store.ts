@@ -10,7 +10,7 @@
 // writes are kept and retried every second, the failure is reported (the
 // daemon refuses new work with 507 and logs an `error` event), and when space returns everything
 // staged is committed in order. SQLite's journal guarantees the file is never half-written.
-import { Database, type Database as Db, type Statement } from './sqlite-binding.js';
+import { addonOption, sqliteDatabase, type Database as Db, type Statement } from './sqlite-binding.js';
 import type { CommitListener, EventStore, SessionProgress, SessionRecord, StoredEvent, StoreFailure } from './event-store.js';
 import { migrate } from './migrations.js';
 import { giveSpaceBack, pruneSessions, storeBytes } from './retention.js';
@@ -239,7 +239,8 @@ function emptyStaged(): Staged {
 
 /** Opens the file, takes the lock and brings the schema up to date. */
 function open(path: string, fsync: 'normal' | 'always'): Db {
-  const db = new Database(path);
+  const Database = sqliteDatabase();
+  const db = new Database(path, addonOption());
   try {
     // EXCLUSIVE locking before the first WAL access: the lock is an OS file lock held for the
     // connection's life (so a crashed daemon never leaves a stale one), a second daemon on the same
