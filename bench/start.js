@@ -4,7 +4,7 @@
 //   <agent>_warm_create_ms / _warm_first_event_ms   a daemon with --warm <agent>=1, a pool hit each time
 //   <agent>_rss_mb_1 / _rss_mb_per_session_10   the RSS of the agents' process trees, 1 and 10 live sessions
 //   opencode_<servers>_…  OpenCode with --opencode-servers per-session and shared, one daemon after
-//                          the other in the same run, 10 live bypass sessions (the ones that share):
+//                          the other in the same run, 10 live sessions in the default permission mode:
 //                          RSS at 1 and 10 sessions, per added session, server processes, and the
 //                          create time of sessions 2..10 (on a running server when shared)
 // create: POST /v1/sessions/{id} until its answer; first event: the first message's POST (NDJSON
@@ -147,7 +147,7 @@ export async function opencodeSharing(setup, flags, options) {
       while (ids.length < SESSIONS) {
         const id = `share-${servers}-${ids.length}`;
         const t = performance.now();
-        await api(d.url, 'POST', `/v1/sessions/${id}`, { agent: 'opencode', permissionMode: 'bypass' });
+        await api(d.url, 'POST', `/v1/sessions/${id}`, { agent: 'opencode' });
         if (ids.length > 0) creates.push(performance.now() - t);
         await firstTurn(d, id);
         ids.push(id);

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { opencodeCapabilities } from '../src/agents/opencode/capabilities.js';
-import { IGNORED, LOCATION, MCP_SERVERS, opencodeConverter, RESUMED, type OpencodeState } from '../src/agents/opencode/convert.js';
+import { ALWAYS_KEPT, IGNORED, LOCATION, MCP_SERVERS, opencodeConverter, RESUMED, type OpencodeState } from '../src/agents/opencode/convert.js';
 import { mcpConfig } from '../src/agents/opencode/config.js';
 import { modelsOf, modesOf } from '../src/agents/opencode/queries.js';
 import type { Draft } from '../src/agents/types.js';
@@ -264,6 +264,19 @@ describe('opencode converter units', () => {
     ]);
     const rejected = run([asked, ev('question.rejected', { sessionID: S, requestID: 'que_1' })]).events;
     expect(rejected[1]).toEqual({ type: 'question.resolved', data: { question_id: 'que_1', prompt: 'Which colour?', options: ['red', 'blue'], status: 'rejected' } });
+  });
+
+  it("an always the driver kept (shared server, OpenCode told once) still resolves as always; others as OpenCode says", () => {
+    const asked = ev('permission.asked', { id: 'per_1', sessionID: S, permission: 'bash', patterns: ['echo one'], always: ['echo *'], metadata: {} });
+    const once = ev('permission.replied', { sessionID: S, requestID: 'per_1', reply: 'once' });
+    const kept = run([asked, { type: ALWAYS_KEPT, properties: { requestID: 'per_1' } }, once]).events;
+    expect(kept).toHaveLength(2);
+    expect(kept[1]).toMatchObject({ type: 'permission.resolved', data: { permission_id: 'per_1', status: 'approved', metadata: { reply: 'always', always_kept_by: 'agentwire' } } });
+    const plain = run([asked, once]).events;
+    expect(plain[1]).toMatchObject({ type: 'permission.resolved', data: { metadata: { reply: 'once' } } });
+    expect(plain[1]!.type === 'permission.resolved' && plain[1]!.data.metadata).not.toHaveProperty('always_kept_by');
+    // Kept for a request the converter never saw (or already settled): nothing, never unparsed.
+    expect(run([{ type: ALWAYS_KEPT, properties: { requestID: 'per_9' } }]).events).toEqual([]);
   });
 
   it('ignored types produce nothing; unknown or malformed ones are agent.unparsed', () => {

@@ -103,22 +103,6 @@ describe('ServerPool', () => {
     expect(a.shared).toBe(false);
   });
 
-  it('an exclusive acquire, or one after seal(), starts a server nobody else joins', async () => {
-    const { pool, launched } = fakePool();
-    const own = await pool.acquire(spec(), logger, true);
-    const a = await pool.acquire(spec(), logger);
-    expect(launched).toHaveLength(2);
-    expect(own.pid).not.toBe(a.pid);
-    a.seal();
-    const b = await pool.acquire(spec(), logger);
-    expect(launched).toHaveLength(3);
-    expect(b.pid).not.toBe(a.pid);
-    // The sealed server still lives for its session, and goes with its last lease.
-    expect(launched[1]!.server.running).toBe(true);
-    await a.release();
-    expect(launched[1]!.server.kills).toBe(1);
-  });
-
   it('per-session (share off): every acquire gets its own server', async () => {
     const { pool, launched } = fakePool(false);
     await pool.acquire(spec(), logger);

@@ -54,6 +54,10 @@ export const RESUMED = 'agentwire.session.resumed';
  *  before anything else, so their tool calls can be tagged with server and tool. */
 export const MCP_SERVERS = 'agentwire.mcp.servers';
 
+/** Not an OpenCode event: the driver keeps this session's `always` answer itself and sent OpenCode
+ *  `once` (`{requestID}`; grants.ts says why), so the request's resolution still says `always`. */
+export const ALWAYS_KEPT = 'agentwire.permission.always_kept';
+
 /** Event types dropped on purpose, with the reason. */
 export const IGNORED: Readonly<Record<string, string>> = {
   'server.connected': 'first frame of the stream',
@@ -128,6 +132,14 @@ function convertEvent(state: OpencodeState, native: unknown): Out {
       const servers = isStringArray((properties as { servers?: unknown } | undefined)?.servers);
       return servers ? { state: { ...state, parts: { ...state.parts, mcpServers: servers } }, events: [] } : bad();
     }
+    case ALWAYS_KEPT: {
+      const id = (properties as { requestID?: unknown } | undefined)?.requestID;
+      if (typeof id !== 'string') return bad();
+      const open = state.permissions[id];
+      if (!open) return { state, events: [] };
+      const kept = { ...open, metadata: { ...asRecord(open.metadata), always_kept_by: 'agentwire' } };
+      return { state: { ...state, permissions: { ...state.permissions, [id]: kept } }, events: [] };
+    }
     case 'session.deleted':
       return { state, events: [{ type: 'session.ended', data: { reason: 'completed', terminated_by: 'agent' } }] };
     case 'message.updated': {
@@ -180,7 +192,8 @@ function convertEvent(state: OpencodeState, native: unknown): Out {
       const { requestID, reply } = p.data;
       const { [requestID]: open, ...rest } = state.permissions;
       const base = open ?? { permission_id: requestID, action: 'unknown', status: 'requested' as const };
-      const data: PermissionEventData = { ...base, status: reply === 'reject' ? 'denied' : 'approved', metadata: { ...asRecord(base.metadata), reply } };
+      const metadata = asRecord(base.metadata);
+      const data: PermissionEventData = { ...base, status: reply === 'reject' ? 'denied' : 'approved', metadata: { ...metadata, reply: metadata.always_kept_by ? 'always' : reply } };
       return { state: { ...state, permissions: rest }, events: [{ type: 'permission.resolved', data }] };
     }
     case 'question.asked': {

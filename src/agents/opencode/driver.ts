@@ -1,14 +1,15 @@
 // How OpenCode is run: `opencode serve` processes shared by the sessions whose executable, cwd and
-// whole environment (config included) are the same and whose permission rules ask nothing, or
-// one per session (the rest, and all with --opencode-servers per-session); shared-server.ts keeps
-// them, docs/opencode.md says why and what it costs. Each is
-// driven over its HTTP API with one `GET /event` SSE subscription. Endpoints are those of the
-// pinned server's own OpenAPI document (GET /doc, 1.18.33):
+// whole environment (config included) are the same, or one per session (--opencode-servers
+// per-session); shared-server.ts keeps them, grants.ts keeps each session's `always` answers on a
+// shared one, docs/opencode.md says why and what it costs. Each is driven over its HTTP API with
+// one `GET /event` SSE subscription. Endpoints are those of the pinned server's own OpenAPI
+// document (GET /doc, 1.18.33):
 //
 //   start      a lease on the key's server (spawned, "listening", /event subscribed, when none
 //              runs), then POST /session (resume: GET /session/{nativeSessionId} instead)
 //   send       POST /session/{id}/prompt_async {parts, model?, agent, variant?} (204 at once)
-//   replies    POST /permission/{id}/reply {reply}; POST /question/{id}/reply {answers} | /reject
+//   replies    POST /permission/{id}/reply {reply} (`always` as `once` on a shared server, the
+//              grant kept by the driver); POST /question/{id}/reply {answers} | /reject
 //   interrupt  POST /session/{id}/abort
 //   terminate  on a shared server: POST /session/{id}/abort, stop routing; the last session's
 //              terminate kills the process group
@@ -25,8 +26,9 @@ import type { ProcessLimits } from '../process-options.js';
 import { sameSpareOptions } from '../spare.js';
 import type { AgentDriver, AgentHandle, AgentSink, ProcessExit, StartOptions } from '../types.js';
 import { opencodeCapabilities } from './capabilities.js';
-import { modelRef, permissionConfig, promptParts, serverConfig } from './config.js';
-import { MCP_SERVERS, opencodeConverter, RESUMED } from './convert.js';
+import { modelRef, promptParts, serverConfig } from './config.js';
+import { ALWAYS_KEPT, MCP_SERVERS, opencodeConverter, RESUMED } from './convert.js';
+import { askOf, repliedOf, SessionGrants } from './grants.js';
 import { callJson } from './http.js';
 import { listModels, listModes } from './queries.js';
 import { SessionRouter, sessionOf } from './route.js';
@@ -89,11 +91,28 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
   const timeout = Math.max(limits.startTimeoutMs, 5_000);
   const fail = (why: string) => new ApiError('agent_start_failed', `OpenCode ${why}`, { agent: 'opencode' });
   const env = { ...options.env, OPENCODE_CONFIG_CONTENT: JSON.stringify(serverConfig(options)) };
-  // OpenCode keeps an `always` grant in its instance, for every session on it (tested): a session
-  // whose rules can ask gets a server of its own, so its grants never answer another's requests.
-  const exclusive = permissionConfig(options.permissionMode) !== 'allow';
-  const lease = await servers.acquire({ executable, cwd: options.cwd, env }, options.logger, exclusive).catch((err: Error) => Promise.reject(fail(err.message)));
+  const lease = await servers.acquire({ executable, cwd: options.cwd, env }, options.logger).catch((err: Error) => Promise.reject(fail(err.message)));
   const { url } = lease;
+  // OpenCode keeps an `always` grant in its instance, for every session on it (tested): on a
+  // server others may share, this session's `always` answers are kept here instead (grants.ts).
+  const grants = servers.shares ? new SessionGrants() : undefined;
+  const answerOnce = (requestId: string) =>
+    callJson(url, 'POST', `/permission/${encodeURIComponent(requestId)}/reply`, { reply: 'once' }, timeout).catch((err: Error) =>
+      options.logger.warn({ requestId, err: err.message }, 'could not answer a request its session granted always'),
+    );
+  /** False for a request this session's grants answer, and for that answer's reply event. */
+  const shown = (event: unknown): boolean => {
+    if (!grants) return true;
+    const ask = askOf(event);
+    if (ask && grants.covers(ask)) {
+      grants.answeredSilently(ask.id);
+      void answerOnce(ask.id);
+      return false;
+    }
+    if (ask) grants.asked(ask);
+    const replied = repliedOf(event);
+    return replied === undefined || grants.showReply(replied);
+  };
 
   let sessionId: string | undefined;
   /** Events that came before the POST /session answer named our session (bounded). */
@@ -102,7 +121,7 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
   const createdSeen = new Promise<void>((resolve) => (created = resolve));
   let router: SessionRouter | undefined;
   const deliver = (event: unknown) => {
-    if (!router?.accepts(event)) return;
+    if (!router?.accepts(event) || !shown(event)) return;
     sink.native(event);
     if (isObject(event) && event.type === 'session.created') created?.();
   };
@@ -184,13 +203,14 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
       await call('POST', `/session/${id}/prompt_async`, body);
     },
     replyPermission: async (permissionId, reply) => {
-      // A shared server's session can still be asked (a user's own agent config with `ask` rules):
-      // its `always` would hold for every session on the server, so it is sent as `once` there;
-      // on a server of its own, the server takes no other session from now on.
-      const once = reply === 'always' && lease.shared;
-      if (once) options.logger.warn({ permissionId }, 'always on a shared OpenCode server is sent as once');
-      else if (reply === 'always') lease.seal();
-      await call('POST', `/permission/${encodeURIComponent(permissionId)}/reply`, { reply: once ? 'once' : reply });
+      const path = (requestId: string) => `/permission/${encodeURIComponent(requestId)}/reply`;
+      if (!grants || reply !== 'always') return void (await call('POST', path(permissionId), { reply }));
+      // Kept here, sent as once; the requests already waiting that it covers are answered too,
+      // as OpenCode does with its own `always`.
+      const covered = grants.grant(permissionId);
+      sink.native({ type: ALWAYS_KEPT, properties: { requestID: permissionId } });
+      await call('POST', path(permissionId), { reply: 'once' });
+      for (const other of covered) await call('POST', path(other.id), { reply: 'once' });
     },
     replyQuestion: async (questionId, answers) => {
       const path = `/question/${encodeURIComponent(questionId)}`;

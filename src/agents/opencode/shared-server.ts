@@ -54,8 +54,6 @@ export interface ServerLease {
   readonly pid: number | undefined;
   /** Other sessions hold leases on the same server. */
   readonly shared: boolean;
-  /** No session joins this server from now on (a later acquire of its key starts another). */
-  seal(): void;
   /** Starts hearing the server's frames; before this nothing reaches the listener. */
   attach(listener: ServerListener): void;
   /** Stops hearing it and gives the lease back; the last one kills the server and resolves with
@@ -90,15 +88,20 @@ export class ServerPool {
     private readonly share: boolean,
   ) {}
 
+  /** Whether sessions may share servers (false: --opencode-servers per-session). */
+  get shares(): boolean {
+    return this.share;
+  }
+
   /** Servers running or starting (tests, metrics). */
   get size(): number {
     return this.servers.size;
   }
 
-  /** A lease on the server for `spec`: the running one of its key, or a new one; `exclusive`, or
-   *  a pool that does not share: always a new one that nobody else joins. */
-  async acquire(spec: ServerSpec, logger: ServerLogger, exclusive = false): Promise<ServerLease> {
-    const key = this.share && !exclusive ? serverKey(spec) : `own-${++this.unshared}`;
+  /** A lease on the server for `spec`: the running one of its key, or a new one; in a pool that
+   *  does not share, always a new one that nobody else joins. */
+  async acquire(spec: ServerSpec, logger: ServerLogger): Promise<ServerLease> {
+    const key = this.share ? serverKey(spec) : `own-${++this.unshared}`;
     let server = this.servers.get(key);
     if (!server || server.closing) {
       server = this.start(key, spec, logger);
@@ -167,7 +170,6 @@ export class ServerPool {
       get shared() {
         return server.refs > 1;
       },
-      seal: () => this.forget(server),
       attach: (l) => {
         if (released) return;
         listener = l;
