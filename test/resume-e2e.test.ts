@@ -46,6 +46,8 @@ interface Agent {
   store(sandbox: Sandbox): string;
   /** Waits, if the agent needs it, between the first daemon's stop and the second's first message. */
   beforeResume?(): Promise<void>;
+  /** One more try where the CLI itself is known to hiccup (the reason is beside it). */
+  retry?: number;
 }
 
 /** The second turn reached the model with the first exchange in it (the fake model's request log). */
@@ -120,6 +122,11 @@ const AGENTS: Agent[] = [
     remembered: modelSawFirstTurn,
     missing: /Resource not found: session:/,
     store: (sandbox) => join(sandbox.home, '.qwen', 'projects'),
+    // Once in CI (Node 24, a busy machine) Qwen Code 0.24.4 wrote a line that is not JSON to its
+    // ACP stdout while loading the session, in both tests at once; never in 5 runs alone. The
+    // daemon reports such a line as agent.unparsed, as it should; the checks below print its raw
+    // bytes, so a repeat says what it was (docs/testing.md).
+    retry: 1,
   },
   {
     agent: 'gemini',
@@ -207,7 +214,7 @@ async function firstDaemon(a: Agent) {
 }
 
 describe.each(AGENTS)('$agent: native resume after a daemon restart', (a) => {
-  it('the next message to the restored session continues the native session: the model sees the earlier turn', async () => {
+  it('the next message to the restored session continues the native session: the model sees the earlier turn', { retry: a.retry ?? 0 }, async () => {
     const { config, nativeId, last } = await firstDaemon(a);
     await a.beforeResume?.();
 
@@ -225,6 +232,8 @@ describe.each(AGENTS)('$agent: native resume after a daemon restart', (a) => {
     a.remembered(sandbox!, fake!, nativeId);
 
     const events = await getEvents(second, SID);
+    // First, with raw payloads: an unparsed line shows what the agent wrote.
+    expectNoUnparsed(await getEvents(second, SID, 0, true));
     expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
     // The new events continue the old sequence (Codex reports a status item or two as it starts).
     expect(turn.events[0]!.sequence).toBe(last + 1);
@@ -234,7 +243,6 @@ describe.each(AGENTS)('$agent: native resume after a daemon restart', (a) => {
     expect(turn.events.every((e) => e.native_session_id === nativeId)).toBe(true);
     expect(ofType(events, 'error')).toEqual([]);
     expect(await info(second)).toMatchObject({ status: 'idle', nativeSessionId: nativeId });
-    expectNoUnparsed(events);
   });
 
   /** Daemon #2 after the agent's own store was deleted; the message that finds it gone answers `res`. */
@@ -254,7 +262,7 @@ describe.each(AGENTS)('$agent: native resume after a daemon restart', (a) => {
     // the CLI as its child) may take a moment to be gone.
     await waitFor(() => agentProcesses().length === 0, 5000, 'no agent process after the failed resume');
     expectProblem(await post(second, `/v1/sessions/${SID}/messages`, { message: 'again' }), 409, 'session_ended');
-    expectNoUnparsed(await getEvents(second, SID));
+    expectNoUnparsed(await getEvents(second, SID, 0, true));
   };
 
   if (a.agent === 'amp') {
@@ -273,7 +281,7 @@ describe.each(AGENTS)('$agent: native resume after a daemon restart', (a) => {
     return;
   }
 
-  it("with the agent's own store gone, the resume fails: an error says so and the session ends", async () => {
+  it("with the agent's own store gone, the resume fails: an error says so and the session ends", { retry: a.retry ?? 0 }, async () => {
     const { second, nativeId, last, res } = await withStoreGone();
     const problem = expectProblem(res, 502, 'agent_start_failed');
     expect(problem.detail).toContain(`could not resume its session '${nativeId}'`);
