@@ -8,4 +8,5 @@ acpE2e({
   env: (fake) => ({ OPENAI_API_KEY: 'sk-fake-qwen', OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_MODEL: 'fake-model' }),
   // Its write_file refuses relative paths.
   absolutePaths: true,
+  settleShell: true,
 });

@@ -32,6 +32,7 @@ export const QWEN: AcpCli = {
   definition: qwenDefinition,
   env: (fake) => ({ OPENAI_API_KEY: 'sk-fake-qwen', OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_MODEL: 'fake-model' }),
   absolutePaths: true,
+  settleShell: true,
 };
 
 /** The fake model's routes each CLI may call. */
@@ -82,9 +83,9 @@ export function acpHarness(cli: AcpCli): void {
   describe(`${cli.agent} --acp (real CLI, fake model)`, () => {
     for (const scenario of SCENARIOS) {
       // These scenarios drive the CLI itself, not the daemon, and compare its whole stream with a
-      // recording; Qwen Code 0.24.4 now and then reports an `echo`'s output as "(empty)" (seen in
-      // CI, about one pass in four). One retry tells a CLI's hiccup from a changed format, which
-      // fails both tries. The daemon's own tests of these CLIs (gemini-e2e, qwen-e2e) get none.
+      // recording. Qwen Code 0.24.4 reported a fast `echo`'s output as "(empty)" (its shell settles
+      // on the child's exit before reading its stdout; SETTLE_SHELL in acp.ts now waits after the
+      // output). One retry still tells a CLI's hiccup from a changed format, which fails both tries.
       it(scenario.name, { timeout: 120_000, retry: 1 }, async () => {
         const r = await recordAcp(cli, scenario);
         const context = `stderr:\n${r.stderr.slice(-2000)}`;

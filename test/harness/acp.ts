@@ -40,7 +40,18 @@ export interface AcpCli {
   absolutePaths?: boolean;
   /** Files written into the sandbox's home first (path relative to it → JSON content). */
   homeFiles?: Record<string, unknown>;
+  /** Shell steps get SETTLE_SHELL appended (Qwen Code: see there). */
+  settleShell?: boolean;
 }
+
+/**
+ * Qwen Code 0.24.4 runs a shell command without a PTY through child_process and, not streaming
+ * it, settles the command on the child's `exit` event, which can come before its stdout has been
+ * read: a command that prints and exits at once then reports "Output: (empty)" (seen on Node 24
+ * about one try in two on a busy machine; read in its shell service, `exitHandler`). Waiting a
+ * moment after the output lets it be read first. Its transcripts are recorded with it.
+ */
+export const SETTLE_SHELL = '; sleep 0.3';
 
 export interface AcpRecording {
   lines: string[];
@@ -63,14 +74,21 @@ export async function acpExecutable(agent: AcpCli['agent']): Promise<string> {
   return installed.path;
 }
 
-/** Write steps with the sandbox's work dir in front of their path. */
-function absolute(model: Scenario, work: string): Scenario {
-  return model.map((turn) => turn.map((s) => ('tool' in s && s.tool === 'write' ? { ...s, path: join(work, s.path) } : s)));
+/** The model's steps as this CLI needs them: write paths absolute, shell commands settled. */
+function forCli(cli: AcpCli, model: Scenario, work: string): Scenario {
+  return model.map((turn) =>
+    turn.map((s) => {
+      if (!('tool' in s)) return s;
+      if (s.tool === 'write' && cli.absolutePaths) return { ...s, path: join(work, s.path) };
+      if (s.tool === 'shell' && cli.settleShell) return { ...s, command: `${s.command}${SETTLE_SHELL}` };
+      return s;
+    }),
+  );
 }
 
 export async function recordAcp(cli: AcpCli, scenario: HarnessScenario): Promise<AcpRecording> {
   const sandbox = makeSandbox(cli.agent);
-  const fake = await startFakeModel({ scenario: cli.absolutePaths ? absolute(scenario.model, sandbox.work) : scenario.model });
+  const fake = await startFakeModel({ scenario: forCli(cli, scenario.model, sandbox.work) });
   for (const [path, content] of Object.entries(cli.homeFiles ?? {})) {
     mkdirSync(dirname(join(sandbox.home, path)), { recursive: true });
     writeFileSync(join(sandbox.home, path), JSON.stringify(content));
