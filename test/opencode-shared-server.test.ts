@@ -68,6 +68,18 @@ function listener() {
   return { l, heard, exits };
 }
 
+/** A sharing pool with two sessions on one server, each attached with its own listener. */
+async function twoSessions() {
+  const { pool, launched } = fakePool();
+  const a = await pool.acquire(spec(), logger);
+  const b = await pool.acquire(spec(), logger);
+  const la = listener();
+  const lb = listener();
+  a.attach(la.l);
+  b.attach(lb.l);
+  return { pool, launched, a, b, la, lb };
+}
+
 describe('serverKey', () => {
   it('is the same for the same executable, cwd and env in any order, and differs in any of them', () => {
     const base = spec({ A: '1', B: '2' });
@@ -111,13 +123,7 @@ describe('ServerPool', () => {
   });
 
   it('fans every frame out to the attached sessions; a released one hears nothing more', async () => {
-    const { pool, launched } = fakePool();
-    const a = await pool.acquire(spec(), logger);
-    const b = await pool.acquire(spec(), logger);
-    const la = listener();
-    const lb = listener();
-    a.attach(la.l);
-    b.attach(lb.l);
+    const { launched, a, b, la, lb } = await twoSessions();
     launched[0]!.server.handlers.event({ type: 'one' });
     expect(await a.release()).toBeUndefined();
     launched[0]!.server.handlers.event({ type: 'two' });
@@ -166,13 +172,7 @@ describe('ServerPool', () => {
   });
 
   it('a lost event stream kills the server and reports it as lost to every session on it', async () => {
-    const { pool, launched } = fakePool();
-    const a = await pool.acquire(spec(), logger);
-    const b = await pool.acquire(spec(), logger);
-    const la = listener();
-    const lb = listener();
-    a.attach(la.l);
-    b.attach(lb.l);
+    const { pool, launched, la, lb } = await twoSessions();
     launched[0]!.server.handlers.end('the event stream failed: reset');
     await new Promise((r) => setTimeout(r, 0));
     expect(launched[0]!.server.kills).toBe(1);

@@ -97,7 +97,7 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
   // server others may share, this session's `always` answers are kept here instead (grants.ts).
   const grants = servers.shares ? new SessionGrants() : undefined;
   const answerOnce = (requestId: string) =>
-    callJson(url, 'POST', `/permission/${encodeURIComponent(requestId)}/reply`, { reply: 'once' }, timeout).catch((err: Error) =>
+    callJson(url, 'POST', replyPath(requestId), { reply: 'once' }, timeout).catch((err: Error) =>
       options.logger.warn({ requestId, err: err.message }, 'could not answer a request its session granted always'),
     );
   /** False for a request this session's grants answer, and for that answer's reply event. */
@@ -203,14 +203,13 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
       await call('POST', `/session/${id}/prompt_async`, body);
     },
     replyPermission: async (permissionId, reply) => {
-      const path = (requestId: string) => `/permission/${encodeURIComponent(requestId)}/reply`;
-      if (!grants || reply !== 'always') return void (await call('POST', path(permissionId), { reply }));
+      if (!grants || reply !== 'always') return void (await call('POST', replyPath(permissionId), { reply }));
       // Kept here, sent as once; the requests already waiting that it covers are answered too,
       // as OpenCode does with its own `always`.
       const covered = grants.grant(permissionId);
       sink.native({ type: ALWAYS_KEPT, properties: { requestID: permissionId } });
-      await call('POST', path(permissionId), { reply: 'once' });
-      for (const other of covered) await call('POST', path(other.id), { reply: 'once' });
+      await call('POST', replyPath(permissionId), { reply: 'once' });
+      for (const other of covered) await call('POST', replyPath(other.id), { reply: 'once' });
     },
     replyQuestion: async (questionId, answers) => {
       const path = `/question/${encodeURIComponent(questionId)}`;
@@ -232,6 +231,9 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
     },
   };
 }
+
+/** Where a permission request is answered (by the client's reply, or by a grant the driver keeps). */
+const replyPath = (requestId: string) => `/permission/${encodeURIComponent(requestId)}/reply`;
 
 /** Before the POST /session answer names the session, what could be its own: events naming no
  *  session and session lifecycle events. Other sessions' traffic on a shared server is not kept. */
