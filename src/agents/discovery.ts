@@ -1,12 +1,11 @@
 // Agent discovery and installs behind GET /v1/agents and POST /v1/agents/{agent}/install.
-// Per agent, the first of: an explicit --<agent>-bin, a complete install in the daemon's agents dir
-// (src/agents/install.ts), an executable of the agent's name on PATH. Agent specifics (bin names,
+// Per agent: the executable locator.ts finds (--<agent>-bin, the agents dir, PATH), its version,
+// whether credentials are present, and installs (src/agents/install.ts). Agent specifics (bin names,
 // version patterns, credential variables and files) come from catalog.ts; nothing here branches on
 // an agent id. The daemon's environment and HOME are injectable so tests never touch process.env.
-import { constants } from 'node:fs';
-import { access, readdir, rm, stat } from 'node:fs/promises';
+import { access, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
@@ -15,7 +14,8 @@ import { agentTempDir, type AgentUser } from '../process/agent-user.js';
 import { BUILTIN_AGENTS, isBuiltinAgent, type AgentId } from '../schema/agents.js';
 import type { AgentInfo, InstallAgentRequest } from '../schema/api.js';
 import { AGENT_CATALOG, type CatalogEntry } from './catalog.js';
-import { defaultAgentsDir, InstallError, installAgent, installPackage, resolveInstalled, type InstallResult } from './install.js';
+import { defaultAgentsDir, InstallError, installAgent, installPackage, type InstallResult } from './install.js';
+import { findAgentExecutable, type Found } from './locator.js';
 import { lookupDriver, requireDriver, type AgentRegistry } from './registry.js';
 import type { AgentDriver } from './types.js';
 import { PINNED_AGENTS, type InstallableAgentId } from './versions.js';
@@ -37,7 +37,6 @@ export interface DiscoveryOptions {
   user?: AgentUser | undefined;
 }
 
-export type Found = { path: string; source: NonNullable<AgentInfo['source']>; version?: string; missing?: boolean };
 
 export class AgentDiscovery {
   private readonly env: NodeJS.ProcessEnv;
@@ -197,68 +196,6 @@ export class AgentDiscovery {
   }
 }
 
-/**
- * Where an agent's executable is: an explicit --<agent>-bin (never fallen through: a wrong flag
- * shows as missing), the pinned (else the highest other) complete install in the agents dir, an
- * executable of the agent's name on PATH. Drivers call it when a session starts.
- */
-export async function findAgentExecutable(
-  id: InstallableAgentId,
-  where: { config: Partial<Pick<Config, 'agentsDir' | CatalogEntry['binOption']>>; agentsDir?: string; env?: NodeJS.ProcessEnv },
-  entry: CatalogEntry = AGENT_CATALOG[id],
-): Promise<Found | undefined> {
-  const explicit = where.config[entry.binOption];
-  if (explicit) {
-    const path = resolve(explicit);
-    return (await isExecutable(path)) ? { path, source: 'flag' } : { path, source: 'flag', missing: true };
-  }
-  const env = where.env ?? process.env;
-  const agentsDir = resolve(where.agentsDir ?? where.config.agentsDir ?? defaultAgentsDir(env));
-  const installed = await fromAgentsDir(id, agentsDir);
-  if (installed) return { path: installed.path, version: installed.version, source: 'install-dir' };
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const path = resolve(dir, entry.bin);
-    if (await isExecutable(path)) return { path, source: 'path' };
-  }
-  return undefined;
-}
-
-/**
- * A driver's locator: resolves the agent's executable when a session starts (findAgentExecutable),
- * or throws `agent_not_available` saying what is wrong and how to install it. `title` is the
- * agent's name for people ("Claude Code").
- */
-export function agentLocator(
-  id: InstallableAgentId,
-  title: string,
-  config: Partial<Pick<Config, 'agentsDir' | CatalogEntry['binOption']>>,
-  env: NodeJS.ProcessEnv,
-): () => Promise<string> {
-  return async () => {
-    const found = await findAgentExecutable(id, { config, env });
-    if (!found || found.missing) {
-      const where = found?.missing ? `--${id}-bin ${found.path} is not an executable file` : `no ${id} executable in the agents dir or on PATH`;
-      throw new ApiError('agent_not_available', `${title} is not installed (${where}). Run \`agentwire install-agent ${id}\`.`, { agent: id });
-    }
-    return found.path;
-  };
-}
-
-/** The pinned version's install, else the highest other complete one. */
-async function fromAgentsDir(id: InstallableAgentId, agentsDir: string) {
-  const pinned = await resolveInstalled({ agent: id, dir: agentsDir });
-  if (pinned) return pinned;
-  const versions = await readdir(join(agentsDir, id)).catch(() => [] as string[]);
-  const others = versions.filter((v) => !v.startsWith('.') && v !== PINNED_AGENTS[id].version);
-  others.sort((a, b) => b.localeCompare(a, 'en', { numeric: true }));
-  for (const version of others) {
-    const other = await resolveInstalled({ agent: id, dir: agentsDir, version }).catch(() => undefined);
-    if (other) return other;
-  }
-  return undefined;
-}
-
 /** Runs the agent's code like a session would (its user, nothing of the daemon's configuration),
  *  but with only PATH of the daemon's environment, in a throwaway HOME. */
 async function runVersion(path: string, pattern: RegExp, boundary: AgentBoundary, timeoutMs: number): Promise<string | undefined> {
@@ -277,16 +214,5 @@ async function runVersion(path: string, pattern: RegExp, boundary: AgentBoundary
     return pattern.exec(run.all ?? '')?.[0];
   } finally {
     await rm(home, { recursive: true, force: true });
-  }
-}
-
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    const s = await stat(path);
-    if (!s.isFile()) return false;
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -5,7 +5,7 @@ import { isBuiltinAgent, type AgentId } from '../schema/agents.js';
 import { claudeLocator, createClaudeDriver } from './claude/driver.js';
 import { codexLocator, createCodexDriver } from './codex/driver.js';
 import { ampLocator, createAmpDriver } from './amp/driver.js';
-import { agentLocator } from './discovery.js';
+import { agentLocator } from './locator.js';
 import { geminiDefinition } from './gemini/definition.js';
 import { createMockDriver } from './mock/driver.js';
 import { qwenDefinition } from './qwen/definition.js';

@@ -17,7 +17,7 @@ import type { Config } from '../../config.js';
 import { ApiError } from '../../errors.js';
 import { shareWithAgent } from '../../process/agent-user.js';
 import { ChildProcess, type ChildExit } from '../../process/spawn.js';
-import { agentLocator } from '../discovery.js';
+import { agentLocator } from '../locator.js';
 import { parseNativeLine, type ProcessLimits, processSpawnOptions } from '../process-options.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions, TurnInput } from '../types.js';
 import { ampCapabilities } from './capabilities.js';

@@ -13,7 +13,7 @@ import type { Config } from '../../config.js';
 import { ApiError } from '../../errors.js';
 import { ChildProcess } from '../../process/spawn.js';
 import type { Attachment, PermissionReply } from '../../schema/api.js';
-import { agentLocator } from '../discovery.js';
+import { agentLocator } from '../locator.js';
 import { parseNativeLine, type ProcessLimits, processSpawnOptions } from '../process-options.js';
 import { sameSpareOptions } from '../spare.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions, TurnInput } from '../types.js';

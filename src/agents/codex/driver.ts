@@ -25,7 +25,7 @@ import type { Config } from '../../config.js';
 import { ApiError } from '../../errors.js';
 import type { ChildProcess } from '../../process/spawn.js';
 import type { PermissionReply } from '../../schema/api.js';
-import { agentLocator } from '../discovery.js';
+import { agentLocator } from '../locator.js';
 import { processSpawnOptions, type ProcessLimits } from '../process-options.js';
 import { sameSpareOptions } from '../spare.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions } from '../types.js';

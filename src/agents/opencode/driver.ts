@@ -21,7 +21,7 @@
 // crash, so no session hangs on it.
 import { ApiError } from '../../errors.js';
 import type { Config } from '../../config.js';
-import { agentLocator } from '../discovery.js';
+import { agentLocator } from '../locator.js';
 import type { ProcessLimits } from '../process-options.js';
 import { sameSpareOptions } from '../spare.js';
 import type { AgentDriver, AgentHandle, AgentSink, ProcessExit, StartOptions } from '../types.js';
