@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { AgentDriver } from '../src/agents/types.js';
 import { UniversalEvent } from '../src/schema/events.js';
+import type { Normalized } from '../src/sessions/event-batch.js';
 import { EventLog } from '../src/sessions/event-log.js';
-import { Normalizer, type Normalized } from '../src/sessions/normalize.js';
+import { Normalizer } from '../src/sessions/normalize.js';
 import { counterIds, steppingClock } from '../src/util/deps.js';
 
 /** What a replay needs of a driver: a registry entry, or a converter with its capabilities. */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Draft, DraftItem } from '../src/agents/types.js';
 import type { Capabilities } from '../src/schema/agents.js';
-import { Normalizer, type Normalized } from '../src/sessions/normalize.js';
+import type { Normalized } from '../src/sessions/event-batch.js';
+import { Normalizer } from '../src/sessions/normalize.js';
 import { counterIds } from '../src/util/deps.js';
 import { mockCapabilities } from '../src/agents/mock/capabilities.js';
 

@@ -8,9 +8,10 @@ import type { UniversalEvent } from '../schema/events.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock, IdGenerator } from '../util/deps.js';
 import type { EventStore, SessionProgress, SessionRecord } from '../store/event-store.js';
+import type { Normalized } from './event-batch.js';
 import { EventLog, type EventLogLimits } from './event-log.js';
 import { HitlPolicyRunner, type HitlSettings } from './hitl-policy.js';
-import { Normalizer, type Normalized } from './normalize.js';
+import { Normalizer } from './normalize.js';
 import { resolveAttachments } from './session-paths.js';
 
 /** A create request after the agent's defaults were filled in (AgentOfferings.resolve) and its cwd checked. */

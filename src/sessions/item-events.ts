@@ -1,0 +1,95 @@
+// The item rules of spec/conversion.md: daemon itm_ ids (via ItemTable), dedupe of repeated starts,
+// item.started before a completion or delta that had none, one full-text delta for messages that
+// streamed none, the user message an agent never echoes, and failing what a turn leaves open.
+import type { Draft, DraftItem, TurnInput } from '../agents/types.js';
+import type { ContentPart, UniversalItem } from '../schema/events.js';
+import type { IdGenerator } from '../util/deps.js';
+import { DAEMON, type EventBatch, type Origin } from './event-batch.js';
+import { ItemTable } from './item-table.js';
+
+export class ItemEvents {
+  private readonly items: ItemTable;
+  /** Items a restored session had open when the daemon stopped, failed by agentGone. */
+  private restoredItems: UniversalItem[] = [];
+
+  constructor(
+    ids: IdGenerator,
+    private readonly batch: EventBatch,
+  ) {
+    this.items = new ItemTable(ids);
+  }
+
+  start(item: DraftItem, origin: Origin): void {
+    const track = this.items.track(item);
+    if (track.started) return; // dedupe: agents repeat starts (e.g. on reconnect or update)
+    track.started = true;
+    this.batch.emit({ type: 'item.started', data: { item: this.items.universal(item, 'in_progress') }, ...origin });
+  }
+
+  delta(d: Extract<Draft, { type: 'item.delta' }>, origin: Origin): void {
+    const track = this.items.track({ key: d.key, native_item_id: d.native_item_id, ...d.stub });
+    if (!track.started) {
+      // A delta before its item (OpenCode's ordering rule): open a stub so the delta has a parent.
+      const stub = { kind: 'message', role: 'assistant', ...d.stub } as const;
+      this.start({ ...stub, key: d.key, native_item_id: d.native_item_id, content: [], status: 'in_progress' }, DAEMON);
+    }
+    track.deltas = true;
+    track.text += d.delta;
+    this.batch.emit({ type: 'item.delta', data: { item_id: track.id, native_item_id: d.native_item_id, delta: d.delta }, ...origin });
+  }
+
+  complete(item: DraftItem, origin: Origin): void {
+    const track = this.items.track(item);
+    if (track.completed) return;
+    if (!track.started) {
+      // Messages start empty (their text arrives as the delta below); other kinds start whole.
+      const content = item.kind === 'message' || item.kind === 'system' ? [] : item.content;
+      this.start({ ...item, content }, DAEMON);
+    }
+    const text = textOf(item.content);
+    if (!track.deltas && text && (item.kind === 'message' || item.kind === 'system')) {
+      // Every message streams at least once (delta policy), even from agents without deltas.
+      track.deltas = true;
+      this.batch.emit({ type: 'item.delta', data: { item_id: track.id, native_item_id: item.native_item_id, delta: text }, ...DAEMON });
+    }
+    this.batch.emit({ type: 'item.completed', data: { item: this.items.universal(item, item.status) }, ...origin });
+    this.items.settle(track);
+  }
+
+  /** The turn's user message, for agents that never echo it. */
+  userMessage(input: TurnInput, turnId: string | null): void {
+    const content: ContentPart[] = [{ type: 'text', text: input.message }];
+    for (const a of input.attachments) {
+      content.push(a.mime?.startsWith('image/') ? { type: 'image', path: a.path, mime: a.mime } : { type: 'file_ref', path: a.path, action: 'read' });
+    }
+    const item: DraftItem = { key: `user:${turnId}`, native_item_id: null, kind: 'message', role: 'user', content, status: 'completed' };
+    this.complete(item, DAEMON);
+  }
+
+  /** The turn ended with these items still open: they fail, keeping the text they streamed. */
+  failOpen(): void {
+    for (const item of this.items.openItems()) this.complete({ ...item, status: 'failed' }, DAEMON);
+  }
+
+  /** The open items as a restarted daemon will fail them (see Normalizer.snapshot). */
+  openForSnapshot(): UniversalItem[] {
+    // Their streamed text is left out: it is in the log as deltas already, and copying a long
+    // message's whole text at every commit would make a flood quadratic.
+    return this.items.openItems().map((item) => this.items.universal({ ...item, content: item.content.filter((p) => p.type !== 'text') }, 'failed'));
+  }
+
+  /** A stored session comes back with these items open. */
+  restore(openItems: UniversalItem[]): void {
+    this.restoredItems = openItems;
+  }
+
+  /** The agent is gone: the items a restored session had open complete as failed. */
+  failRestored(): void {
+    for (const item of this.restoredItems) this.batch.emit({ type: 'item.completed', data: { item }, ...DAEMON });
+    this.restoredItems = [];
+  }
+}
+
+function textOf(content: UniversalItem['content']): string {
+  return content.map((p) => (p.type === 'text' ? p.text : '')).join('');
+}
