@@ -65,10 +65,10 @@ const allEvents = () => getEvents(app!, SID);
 const permissionIds = (events: UniversalEvent[]) => events.flatMap((e) => (e.type === 'permission.requested' ? [e.data.permission_id] : []));
 const info = async () => (await app!.app.inject({ method: 'GET', url: `/v1/sessions/${SID}` })).json() as { status: string; nativeSessionId?: string };
 
-/** The pid of the session's `opencode serve` (the driver's handle, as the session holds it). */
+/** The pid of the session's `opencode serve` (the driver's handle, as the session's agent holds it). */
 function serverPid(): number {
-  const session = (app!.sessions as unknown as { get(id: string): { handle?: { pid?: number } } }).get(SID);
-  const pid = session.handle?.pid;
+  const session = (app!.sessions as unknown as { get(id: string): { agent: { current?: { pid?: number } } } }).get(SID);
+  const pid = session.agent.current?.pid;
   expect(pid, 'the session has a server process').toBeTypeOf('number');
   return pid!;
 }

@@ -47,9 +47,9 @@ async function create(id: string, env: Record<string, string>, permissionMode = 
 
 /** The pid of the `opencode serve` a session's handle is on. */
 function pidOf(id: string): number {
-  const session = (app!.sessions as unknown as { get(id: string): { handle?: { pid?: number } } }).get(id);
-  expect(session.handle?.pid, `${id} has a server`).toBeTypeOf('number');
-  return session.handle!.pid!;
+  const session = (app!.sessions as unknown as { get(id: string): { agent: { current?: { pid?: number } } } }).get(id);
+  expect(session.agent.current?.pid, `${id} has a server`).toBeTypeOf('number');
+  return session.agent.current!.pid!;
 }
 
 const info = async (id: string) => (await app!.app.inject({ method: 'GET', url: `/v1/sessions/${id}` })).json() as { status: string; nativeSessionId?: string };

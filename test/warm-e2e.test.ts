@@ -78,7 +78,7 @@ async function slowTurn(app: App, id: string, message: string): Promise<Turn> {
 }
 
 function sessionPid(id: string): number {
-  return (app!.sessions as unknown as { get(id: string): { handle: { pid: number } } }).get(id).handle.pid;
+  return (app!.sessions as unknown as { get(id: string): { agent: { current: { pid: number } } } }).get(id).agent.current.pid;
 }
 
 describe.each(['mock', 'claude', 'codex', 'opencode'] as const)('a pooled %s session (real agent, fake model)', (agent) => {

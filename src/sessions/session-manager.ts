@@ -5,16 +5,20 @@
 // With a durable store, the sessions a previous daemon kept are restored at start (lazily: no
 // event is read), a graceful stop suspends agents instead of ending sessions, and ended sessions
 // leave memory after the TTL but stay in the store until retention drops them.
+// The bound itself is in session-room.ts; the TTL sweep, retention and store-health watch in
+// session-upkeep.ts.
 import { lookupDriver, requireDriver, type AgentRegistry } from '../agents/registry.js';
 import { ApiError, sessionNotFound } from '../errors.js';
 import type { CreateSessionRequest, SessionInfo } from '../schema/api.js';
 import type { Clock, IdGenerator } from '../util/deps.js';
 import type { FastifyBaseLogger } from 'fastify';
-import type { EventStore, StoreFailure } from '../store/event-store.js';
+import type { EventStore } from '../store/event-store.js';
 import type { EventLogLimits } from './event-log.js';
 import type { HitlSettings } from './hitl-policy.js';
 import { resolveCwd } from './session-paths.js';
 import { Session, type ResolvedCreateRequest, type SessionDeps } from './session.js';
+import { SessionRoom } from './session-room.js';
+import { SessionUpkeep } from './session-upkeep.js';
 import { WarmPool, type WarmCount } from './warm-pool.js';
 import type { AgentId } from '../schema/agents.js';
 
@@ -46,21 +50,18 @@ export interface SessionManagerOptions {
 
 export class SessionManager {
   private readonly sessions = new Map<string, Session>();
-  /** Ids being created: reserved so a concurrent create of the same id gets 409. */
-  private readonly reserved = new Set<string>();
-  /** Ended sessions a pending create will replace once it succeeds. */
-  private readonly claimed = new Set<string>();
+  /** The --max-sessions bound: reserved ids, claimed ended sessions. */
+  private readonly room: SessionRoom;
   /** Agents being started: shutdown waits for them so it can end them too. */
   private readonly starting = new Set<Promise<void>>();
   private closing = false;
 
-  private readonly sweeper: NodeJS.Timeout | undefined;
-  private readonly pruner: NodeJS.Timeout | undefined;
-  private backlogWatch: NodeJS.Timeout | undefined;
+  private readonly upkeep: SessionUpkeep;
   private readonly pool: WarmPool | undefined;
   private readonly deps: SessionDeps;
 
   constructor(private readonly options: SessionManagerOptions) {
+    this.room = new SessionRoom(this.sessions, options);
     const warm = options.warm ?? {};
     this.pool = Object.values(warm).some((n) => (n ?? 0) > 0)
       ? new WarmPool({
@@ -68,19 +69,11 @@ export class SessionManager {
           sizes: warm,
           baseDir: options.baseDir,
           logger: options.logger.child({ warm: true }),
-          room: () => options.maxSessions - this.liveAgents() - this.pool!.size,
+          room: () => this.room.forSpares(this.pool!.size),
         })
       : undefined;
     this.deps = { ...options, ...(this.pool ? { spares: this.pool } : {}) };
-    if (options.endedSessionTtlMs > 0) {
-      this.sweeper = setInterval(() => this.sweep(), Math.min(options.endedSessionTtlMs, 60_000));
-      this.sweeper.unref();
-    }
-    if (options.store.durable) {
-      this.pruner = setInterval(() => this.prune(), PRUNE_EVERY_MS);
-      this.pruner.unref();
-      options.store.onHealth((failure) => this.storeHealth(failure));
-    }
+    this.upkeep = new SessionUpkeep(this.sessions, this.room.claimed, options);
   }
 
   get durable(): boolean {
@@ -109,69 +102,25 @@ export class SessionManager {
     return restored;
   }
 
-  /**
-   * Sessions that ended longer than the TTL ago: forgotten (memory store), or their in-memory
-   * window released (durable store: they stay listed and readable from the store).
-   */
+  /** The ended-session TTL now (SessionUpkeep.sweep; it also runs on a timer). */
   sweep(): void {
-    const cutoff = this.options.clock.now().getTime() - this.options.endedSessionTtlMs;
-    for (const [id, s] of this.sessions) {
-      if (s.endedAt && s.endedAt.getTime() <= cutoff && !this.claimed.has(id)) {
-        if (this.durable) {
-          if (s.subscribers === 0) s.log.releaseWindow();
-          continue;
-        }
-        this.sessions.delete(id);
-        s.log.close();
-      }
-    }
+    this.upkeep.sweep();
   }
 
-  /** Retention: drops ended sessions past --retention, then the oldest ended while over --max-store-mb. */
+  /** Store retention now (SessionUpkeep.prune; it also runs on a timer). */
   prune(): void {
-    if (!this.durable) return;
-    const endedBefore = new Date(this.options.clock.now().getTime() - this.options.retentionMs).toISOString();
-    try {
-      for (const id of this.options.store.prune({ endedBefore, maxBytes: this.options.maxStoreBytes })) {
-        const session = this.sessions.get(id);
-        if (session && !this.claimed.has(id)) {
-          this.sessions.delete(id);
-          session.log.close();
-        }
-      }
-    } catch (err) {
-      this.options.logger.warn({ err }, 'store retention failed; will try again');
-    }
-  }
-
-  /** The store stopped taking writes: every live session's stream says so (visible once it recovers). */
-  private storeHealth(failure: StoreFailure): void {
-    const { logger } = this.options;
-    if (!failure) {
-      clearInterval(this.backlogWatch);
-      this.backlogWatch = undefined;
-      return logger.info('event store is taking writes again; everything held was committed');
-    }
-    logger.error({ failure }, 'event store cannot take writes; new work is refused with 507 until it recovers');
-    for (const session of this.sessions.values()) if (session.agentRunning) session.storeFailed(failure);
-    // What the store holds back is memory: past one session's event budget, the agents stop
-    // (suspended, like a graceful stop: their sessions resume once the store is back).
-    this.backlogWatch ??= setInterval(() => {
-      if (this.options.store.pendingEvents <= this.options.limits.maxEvents) return;
-      logger.error({ pending: this.options.store.pendingEvents }, 'too many events held while the store cannot take writes: stopping the agents');
-      for (const session of this.sessions.values()) void session.suspend();
-    }, 1_000).unref();
+    this.upkeep.prune();
   }
 
   async create(requestedId: string | undefined, request: CreateSessionRequest): Promise<Session> {
     if (this.closing) throw new ApiError('shutting_down', 'The daemon is shutting down; no new sessions.');
     const id = requestedId ?? this.options.ids.next('sess');
-    if (this.sessions.has(id) || this.reserved.has(id)) {
+    if (this.sessions.has(id) || this.room.reserved.has(id)) {
       throw new ApiError('session_exists', `Session '${id}' already exists; choose another id or DELETE it first.`, { sessionId: id });
     }
     const driver = requireDriver(this.options.registry, request.agent, 'body.agent');
-    const victim = this.claimRoom();
-    this.reserved.add(id);
+    const victim = this.room.claim();
+    this.room.reserved.add(id);
     try {
       const cwd = await resolveCwd(request.cwd, this.options.baseDir);
       const prepared = this.options.prepare
@@ -199,8 +148,8 @@ export class SessionManager {
       this.sessions.set(id, session);
       return session;
     } finally {
-      this.reserved.delete(id);
-      if (victim !== undefined) this.claimed.delete(victim);
+      this.room.reserved.delete(id);
+      if (victim !== undefined) this.room.claimed.delete(victim);
       this.pool?.trim(); // a session that started its own agent takes a spare's place
     }
   }
@@ -213,13 +162,6 @@ export class SessionManager {
   /** Spares per agent (GET /v1/agents, /metrics); empty without --warm. */
   warmCounts(): Partial<Record<AgentId, WarmCount>> {
     return this.pool?.counts() ?? {};
-  }
-
-  /** Agent processes the sessions run (or are starting), for the limit spares count against. */
-  private liveAgents(): number {
-    let live = this.reserved.size;
-    for (const s of this.sessions.values()) if (s.agentRunning) live++;
-    return live;
   }
 
   get(id: string): Session {
@@ -259,45 +201,11 @@ export class SessionManager {
    */
   async closeAll(): Promise<void> {
     this.closing = true;
-    if (this.sweeper) clearInterval(this.sweeper);
-    if (this.pruner) clearInterval(this.pruner);
-    clearInterval(this.backlogWatch);
+    this.upkeep.stop();
     await Promise.allSettled([...this.starting]);
     await Promise.allSettled([this.pool?.close(), ...[...this.sessions.values()].map((s) => (this.durable ? s.suspend() : s.terminate()))]);
     this.options.store.flush();
     // Streams end only after the last events reached them, so clients see why.
     for (const s of this.sessions.values()) s.log.close();
   }
-
-  /**
-   * At the limit, picks the oldest ended session to make way (claimed, so two concurrent creates
-   * do not pick the same one); refuses when every session is live.
-   */
-  private claimRoom(): string | undefined {
-    // A durable store keeps ended sessions (retention bounds them on disk): only live ones count.
-    if (this.durable) return this.claimLiveRoom();
-    if (this.sessions.size - this.claimed.size + this.reserved.size < this.options.maxSessions) return undefined;
-    for (const [id, s] of this.sessions) {
-      if (s.status === 'ended' && !this.claimed.has(id)) {
-        this.claimed.add(id);
-        return id;
-      }
-    }
-    throw this.tooMany();
-  }
-
-  private claimLiveRoom(): undefined {
-    // Restored sessions whose agent is not running cost a row, not a process: they do not count.
-    // Nor do warm spares here: they make way for a session (trim) rather than refuse it.
-    if (this.liveAgents() < this.options.maxSessions) return undefined;
-    throw this.tooMany();
-  }
-
-  private tooMany(): ApiError {
-    return new ApiError('too_many_sessions', `The daemon already holds ${this.options.maxSessions} live sessions (--max-sessions); terminate or DELETE one.`, {
-      limit: this.options.maxSessions,
-    });
-  }
 }
-
-const PRUNE_EVERY_MS = 10 * 60_000;
