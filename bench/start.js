@@ -6,12 +6,15 @@
 //   opencode_<servers>_…  OpenCode with --opencode-servers per-session and shared, one daemon after
 //                          the other in the same run, 10 live sessions in the default permission mode:
 //                          RSS at 1 and 10 sessions, per added session, server processes, and the
-//                          create time of sessions 2..10 (on a running server when shared)
+//                          create time of sessions 2..10 (on a running server when shared);
+//                          opencode_shared_dirs_…: shared, each session in a directory of its own,
+//                          the RSS once sessions 2..10 have left (their instances disposed of), and
+//                          with 10 live sessions again, the 9 new ones in 9 new directories
 // create: POST /v1/sessions/{id} until its answer; first event: the first message's POST (NDJSON
 // turn stream) until the first event the agent produced (source "agent"). p50 over the rounds;
 // cold and warm rounds alternate, each after the warm daemon's spare is ready again, so a refill
 // booting never overlaps a measured round.
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,17 +140,20 @@ function opencodeServers(pid) {
 /** OpenCode's memory and start time per added session, with shared servers and without. */
 export async function opencodeSharing(setup, flags, options) {
   const SESSIONS = 10;
-  for (const servers of ['per-session', 'shared']) {
+  for (const [servers, ownDirs] of [['per-session', false], ['shared', false], ['shared', true]]) {
     const d = await startDaemon([...flags, '--opencode-servers', servers], options);
-    const name = `opencode_${servers.replace('-', '_')}`;
+    const name = `opencode_${servers.replace('-', '_')}${ownDirs ? '_dirs' : ''}`;
     const ids = [];
     const creates = [];
     let rss1 = NaN;
     try {
       while (ids.length < SESSIONS) {
-        const id = `share-${servers}-${ids.length}`;
+        const id = `share-${name}-${ids.length}`;
+        // Own directories: one OpenCode instance per directory inside the one server.
+        const cwd = ownDirs ? join(options.cwd, id) : undefined;
+        if (cwd) mkdirSync(cwd, { recursive: true });
         const t = performance.now();
-        await api(d.url, 'POST', `/v1/sessions/${id}`, { agent: 'opencode' });
+        await api(d.url, 'POST', `/v1/sessions/${id}`, { agent: 'opencode', ...(cwd ? { cwd } : {}) });
         if (ids.length > 0) creates.push(performance.now() - t);
         await firstTurn(d, id);
         ids.push(id);
@@ -163,7 +169,26 @@ export async function opencodeSharing(setup, flags, options) {
       print(`${name}_rss_mb_per_added_session`, (rss10 - rss1) / (SESSIONS - 1));
       print(`${name}_servers_${SESSIONS}`, opencodeServers(d.pid));
       print(`${name}_added_create_ms`, pct(creates, 50));
-      for (const id of ids) await api(d.url, 'DELETE', `/v1/sessions/${id}`);
+      if (ownDirs) {
+        // Sessions 2..10 leave: their directories' instances are disposed of (the server stays).
+        for (const id of ids.slice(1)) await api(d.url, 'DELETE', `/v1/sessions/${id}`);
+        await sleep(3_000);
+        print(`${name}_rss_mb_after_${SESSIONS - 1}_left`, treeRssMb(d.pid));
+        // Nine more, in nine new directories: what the server holds with 10 live sessions again
+        // after 19 directories (bounded by the live ones, or growing with every directory served).
+        for (let n = 0; n < SESSIONS - 1; n++) {
+          const id = `${name}-again-${n}`;
+          mkdirSync(join(options.cwd, id), { recursive: true });
+          await api(d.url, 'POST', `/v1/sessions/${id}`, { agent: 'opencode', cwd: join(options.cwd, id) });
+          await firstTurn(d, id);
+          ids[n + 1] = id;
+        }
+        await sleep(2_000);
+        print(`${name}_rss_mb_${SESSIONS}_again`, treeRssMb(d.pid));
+        print(`${name}_servers_${SESSIONS}_again`, opencodeServers(d.pid));
+        for (const id of ids.slice(1)) await api(d.url, 'DELETE', `/v1/sessions/${id}`);
+      }
+      for (const id of ownDirs ? ids.slice(0, 1) : ids) await api(d.url, 'DELETE', `/v1/sessions/${id}`);
     } finally {
       await d.stop();
     }

@@ -103,9 +103,9 @@ export const OPTIONS = {
   agentsDir: opt({ flag: 'agents-dir', env: 'AGENTS_DIR', schema: z.string().min(1).optional(), help: 'where agent CLIs are installed and looked up (default: <data-dir>/agents)' }),
   claudeBin: opt({ flag: 'claude-bin', env: 'CLAUDE_BIN', schema: z.string().min(1).optional(), help: 'the claude executable to use (skips the agents dir and PATH)' }),
   codexBin: opt({ flag: 'codex-bin', env: 'CODEX_BIN', schema: z.string().min(1).optional(), help: 'the codex executable to use (skips the agents dir and PATH)' }),
-  // docs/opencode.md, "Shared servers": sessions with the same executable, cwd and environment
-  // (config included) share one `opencode serve`; per-session gives each its own process.
-  opencodeServers: opt({ flag: 'opencode-servers', env: 'OPENCODE_SERVERS', schema: z.enum(['shared', 'per-session']).default('shared'), help: 'shared: OpenCode sessions with the same cwd, env and config share one `opencode serve` (less memory, faster starts; a crash ends all of them); per-session: one server each' }),
+  // docs/opencode.md, "Shared servers": sessions with the same executable and environment (config
+  // included) share one `opencode serve`, whatever their cwd; per-session gives each its own process.
+  opencodeServers: opt({ flag: 'opencode-servers', env: 'OPENCODE_SERVERS', schema: z.enum(['shared', 'per-session']).default('shared'), help: 'shared: OpenCode sessions with the same env and config share one `opencode serve`, whatever their cwd (less memory, faster starts; a crash ends all of them); per-session: one server each' }),
   opencodeBin: opt({ flag: 'opencode-bin', env: 'OPENCODE_BIN', schema: z.string().min(1).optional(), help: 'the opencode executable to use (skips the agents dir and PATH)' }),
   // Any ACP agent by configuration (docs/acp.md): its entries join the built-in agents.
   acpAgents: opt({ flag: 'acp-agent', env: 'ACP_AGENT', schema: z.array(acpAgentSpec).default([]), kind: 'list', envSeparator: /[;\n]/, help: "an ACP agent: 'name=command args…' (repeatable; in the variable, entries separated by ;)" }),

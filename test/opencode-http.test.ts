@@ -39,7 +39,9 @@ describe('callJson', () => {
 
 describe('subscribe', () => {
   it('delivers frames in order, cuts an oversized one to text, and reports the end once', async () => {
-    const base = await serve((_path, res) => {
+    const paths: string[] = [];
+    const base = await serve((path, res) => {
+      paths.push(path);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: {"type":"server.connected","properties":{}}\n\n');
       res.write(`data: {"type":"big","properties":{"x":"${'y'.repeat(500)}"}}\n\n`);
@@ -48,24 +50,26 @@ describe('subscribe', () => {
     });
     const events: unknown[] = [];
     const ended: string[] = [];
-    await subscribe(base, 100, { event: (e) => events.push(e), end: (r) => ended.push(r) }, 2000);
+    await subscribe(base, '/work/a b', 100, { event: (e) => events.push(e), end: (r) => ended.push(r) }, 2000);
     await expect.poll(() => ended).toEqual(['the server closed the event stream']);
     expect(events).toHaveLength(4);
     expect(events[0]).toEqual({ type: 'server.connected', properties: {} });
     expect(typeof events[1] === 'string' && (events[1] as string).length).toBe(100);
     expect(events[2]).toEqual({ type: 'split', properties: {} });
     expect(events[3]).toBe('not json');
+    // The stream of the session's directory's instance, not the server's own.
+    expect(paths).toEqual(['/event?directory=%2Fwork%2Fa%20b']);
   });
 
   it('refuses an answer that is not an event stream', async () => {
     const base = await serve((_path, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>'));
-    await expect(subscribe(base, 100, { event: () => {}, end: () => {} }, 2000)).rejects.toThrow(/not an event stream/);
+    await expect(subscribe(base, '/work/a b', 100, { event: () => {}, end: () => {} }, 2000)).rejects.toThrow(/not an event stream/);
   });
 
   it('closing it is reported as closed', async () => {
     const base = await serve((_path, res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).write(': hi\n\n'));
     const ended: string[] = [];
-    const stream = await subscribe(base, 100, { event: () => {}, end: (r) => ended.push(r) }, 2000);
+    const stream = await subscribe(base, '/work/a b', 100, { event: () => {}, end: (r) => ended.push(r) }, 2000);
     stream.close();
     await expect.poll(() => ended).toEqual(['closed']);
   });

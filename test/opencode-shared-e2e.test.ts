@@ -3,7 +3,7 @@
 // use bypass (nothing asked) to keep them short; one shares sessions that are asked. Sessions
 // pick the fake model's scenario with a `[scenario:NAME]` marker in their prompt, so two sessions
 // on one server get different answers and any event that reached the wrong session shows.
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../src/app.js';
@@ -39,9 +39,10 @@ async function daemon(scenarios: Record<string, Scenario>, config: Partial<Confi
   return { app, env, sandbox };
 }
 
-/** A session in `permissionMode` (bypass unless given): same mode, same env, same server. */
-async function create(id: string, env: Record<string, string>, permissionMode = 'bypass'): Promise<void> {
-  const res = await post(app!, `/v1/sessions/${id}`, { agent: 'opencode', cwd: sandbox!.work, env, permissionMode });
+/** A session in `permissionMode` (bypass unless given): same mode, same env, same server, in the
+ *  sandbox's work dir unless `cwd` names another. */
+async function create(id: string, env: Record<string, string>, permissionMode = 'bypass', cwd = sandbox!.work): Promise<void> {
+  const res = await post(app!, `/v1/sessions/${id}`, { agent: 'opencode', cwd, env, permissionMode });
   expect(res.statusCode, res.body).toBe(200);
 }
 
@@ -137,6 +138,43 @@ describe('opencode shared servers (real server, fake model)', () => {
     expect(toolOutputs(doneB)).toEqual(['b1\n']);
     expectNoUnparsed(await getEvents(app!, 'a'));
     expectNoUnparsed(await getEvents(app!, 'b'));
+  }, 120_000);
+
+  it("sessions in different directories share one server, each working in its own; a directory's instance goes with its last session", async () => {
+    const { env } = await daemon({
+      alpha: [[{ tool: 'shell', command: 'pwd' }], [{ text: 'ALPHA done.' }]],
+      beta: [[{ tool: 'shell', command: 'pwd' }], [{ text: 'BETA done.' }]],
+      quick: [[{ text: 'QUICK answer.' }]],
+    });
+    const otherDir = join(sandbox!.root, 'other-project');
+    mkdirSync(otherDir);
+    await create('a', env);
+    await create('b', env, 'bypass', otherDir);
+    const pid = pidOf('a');
+    expect(pidOf('b')).toBe(pid);
+    const [fromA, fromB] = await Promise.all([start('a', 'Where? [scenario:alpha]'), start('b', 'Where? [scenario:beta]')]);
+    const [eventsA, eventsB] = await Promise.all([eventsUntil(app!, 'a', fromA, ['turn.ended'], 30_000), eventsUntil(app!, 'b', fromB, ['turn.ended'], 30_000)]);
+    await expectWellFormedTurn(app!, 'a', { from: fromA, events: eventsA }, 'Where? [scenario:alpha]');
+    await expectWellFormedTurn(app!, 'b', { from: fromB, events: eventsB }, 'Where? [scenario:beta]');
+    // Each session's tools ran in its own directory: OpenCode's instance there.
+    expect(toolOutputs(eventsA)).toEqual([`${realpathSync(sandbox!.work)}\n`]);
+    expect(toolOutputs(eventsB)).toEqual([`${realpathSync(otherDir)}\n`]);
+    const allA = JSON.stringify(await getEvents(app!, 'a', 0, true));
+    const allB = JSON.stringify(await getEvents(app!, 'b', 0, true));
+    expect(allA).not.toMatch(/BETA|other-project/);
+    expect(allB).not.toMatch(/ALPHA/);
+    // The last session of the other directory goes: the server stays for the first one, and a
+    // new session there gets a fresh instance on the same server.
+    expect((await post(app!, '/v1/sessions/b/terminate')).statusCode).toBe(204);
+    expect(alive(pid)).toBe(true);
+    await create('c', env, 'bypass', otherDir);
+    expect(pidOf('c')).toBe(pid);
+    const turn = await sendTurn(app!, 'c', 'Answer. [scenario:quick]', { timeoutMs: 30_000 });
+    await expectWellFormedTurn(app!, 'c', turn, 'Answer. [scenario:quick]');
+    expect(textOf(assistantMessages(turn.events).at(-1))).toBe('QUICK answer.');
+    const again = await sendTurn(app!, 'a', 'Answer. [scenario:quick]', { timeoutMs: 30_000 });
+    await expectWellFormedTurn(app!, 'a', again, 'Answer. [scenario:quick]');
+    for (const id of ['a', 'b', 'c']) expectNoUnparsed(await getEvents(app!, id));
   }, 120_000);
 
   it('terminating one session (mid-turn) leaves the other working; the last one ends the server', async () => {

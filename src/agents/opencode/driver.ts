@@ -1,9 +1,10 @@
-// How OpenCode is run: `opencode serve` processes shared by the sessions whose executable, cwd and
-// whole environment (config included) are the same, or one per session (--opencode-servers
-// per-session); shared-server.ts keeps them, grants.ts keeps each session's `always` answers on a
-// shared one, docs/opencode.md says why and what it costs. Each is driven over its HTTP API with
-// one `GET /event` SSE subscription. Endpoints are those of the pinned server's own OpenAPI
-// document (GET /doc, 1.18.33):
+// How OpenCode is run: `opencode serve` processes shared by the sessions whose executable and
+// whole environment (config included) are the same, whatever their directories, or one per session
+// (--opencode-servers per-session); shared-server.ts keeps them, grants.ts keeps each session's
+// `always` answers on a shared one, docs/opencode.md says why and what it costs. Each is driven over
+// its HTTP API, every call naming the session's directory (`?directory=`: OpenCode's instance
+// there), with one `GET /event?directory=` SSE subscription per directory. Endpoints are those of
+// the pinned server's own OpenAPI document (GET /doc, 1.18.33):
 //
 //   start      a lease on the key's server (spawned, "listening", /event subscribed, when none
 //              runs), then POST /session (resume: GET /session/{nativeSessionId} instead)
@@ -29,7 +30,7 @@ import { opencodeCapabilities } from './capabilities.js';
 import { modelRef, promptParts, serverConfig } from './config.js';
 import { ALWAYS_KEPT, MCP_SERVERS, opencodeConverter, RESUMED } from './convert.js';
 import { askOf, repliedOf, SessionGrants } from './grants.js';
-import { callJson } from './http.js';
+import { atDirectory, callJson } from './http.js';
 import { listModels, listModes } from './queries.js';
 import { SessionRouter, sessionOf } from './route.js';
 import { startServer } from './server.js';
@@ -60,9 +61,9 @@ export function createOpencodeDriver(limits: ProcessLimits, locate: LocateOpenco
     listModels: (ctx) => listModels(locate, limits, ctx),
     listModes: (ctx) => listModes(locate, limits, ctx),
     start: (options, sink) => startOpencode(options, sink, limits, locate, servers),
-    // The server's project directory and permission config are fixed at spawn, its session is
-    // created already, and the handle binds model, agent and variant at start. A spare on a
-    // shared server is a native session made ahead on it (docs/opencode.md).
+    // A spare's session is created already, in its directory's instance, under the permission
+    // config its server was started with, and the handle binds model, agent and variant at start.
+    // A spare on a shared server is a native session made ahead on it (docs/opencode.md).
     spareServes: sameSpareOptions,
   };
 }
@@ -71,7 +72,8 @@ function serverLauncher(limits: ProcessLimits): ServerLauncher {
   const timeout = Math.max(limits.startTimeoutMs, 5_000);
   return {
     launch: (spec, logger) => startServer(spec.executable, spec.cwd, spec.env, limits, logger),
-    subscribe: (url, handlers) => subscribe(url, frameLimit(limits), handlers, timeout),
+    subscribe: (url, directory, handlers) => subscribe(url, directory, frameLimit(limits), handlers, timeout),
+    dispose: async (url, directory) => void (await callJson(url, 'POST', atDirectory('/instance/dispose', directory), undefined, timeout)),
   };
 }
 
@@ -93,11 +95,13 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
   const env = { ...options.env, OPENCODE_CONFIG_CONTENT: JSON.stringify(serverConfig(options)) };
   const lease = await servers.acquire({ executable, cwd: options.cwd, env }, options.logger).catch((err: Error) => Promise.reject(fail(err.message)));
   const { url } = lease;
+  /** A call on the session's own instance: the directory it was created in. */
+  const api = (method: string, path: string, body?: unknown) => callJson(url, method, atDirectory(path, options.cwd), body, timeout);
   // OpenCode keeps an `always` grant in its instance, for every session on it (tested): on a
   // server others may share, this session's `always` answers are kept here instead (grants.ts).
   const grants = servers.shares ? new SessionGrants() : undefined;
   const answerOnce = (requestId: string) =>
-    callJson(url, 'POST', replyPath(requestId), { reply: 'once' }, timeout).catch((err: Error) =>
+    api('POST', replyPath(requestId), { reply: 'once' }).catch((err: Error) =>
       options.logger.warn({ requestId, err: err.message }, 'could not answer a request its session granted always'),
     );
   /** False for a request this session's grants answer, and for that answer's reply event. */
@@ -154,7 +158,7 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
       // Resume: the session is in OpenCode's storage (under the user's data dir). No
       // session.created comes for it; its GET answer starts the session instead (RESUMED).
       const path = `/session/${encodeURIComponent(options.nativeSessionId)}`;
-      const answer = await Promise.race([callJson(url, 'GET', path, undefined, timeout), goneEarly]);
+      const answer = await Promise.race([api('GET', path), goneEarly]);
       if (!isObject(answer.json) || answer.json.id !== options.nativeSessionId) throw new Error(`GET ${path} answered ${JSON.stringify(answer.json).slice(0, 200)}`);
       sessionId = answer.json.id;
       router = new SessionRouter(sessionId);
@@ -162,7 +166,7 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
       early.forEach(deliver);
       early = [];
     } else {
-      const answer = await Promise.race([callJson(url, 'POST', '/session', {}, timeout), goneEarly]);
+      const answer = await Promise.race([api('POST', '/session', {}), goneEarly]);
       if (!isObject(answer.json) || typeof answer.json.id !== 'string') throw new Error(`POST /session answered ${JSON.stringify(answer.json).slice(0, 200)}`);
       sessionId = answer.json.id;
       router = new SessionRouter(sessionId);
@@ -185,7 +189,7 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
   const id = sessionId;
 
   const io = (err: unknown) => new ApiError('agent_io_failed', `OpenCode did not accept the call: ${(err as Error).message}`, { agent: 'opencode' });
-  const call = (method: string, path: string, body?: unknown) => callJson(url, method, path, body, timeout).catch((err) => Promise.reject(io(err)));
+  const call = (method: string, path: string, body?: unknown) => api(method, path, body).catch((err) => Promise.reject(io(err)));
   const model = modelRef(options.model);
   const agent = agentFor(options.agentMode, options.permissionMode);
 
@@ -227,7 +231,7 @@ async function startOpencode(options: StartOptions, sink: AgentSink, limits: Pro
       const others = lease.shared;
       const exit = await lease.release();
       report(exit ? { exitCode: exit.exitCode, signal: exit.signal, stderr: exit.stderr, requested: true } : { exitCode: null, signal: null, stderr: { truncated: false }, requested: true });
-      if (others) await callJson(url, 'POST', `/session/${id}/abort`, undefined, timeout).catch((err: Error) => options.logger.warn({ err: err.message }, 'could not abort the session on its shared server'));
+      if (others) await api('POST', `/session/${id}/abort`).catch((err: Error) => options.logger.warn({ err: err.message }, 'could not abort the session on its shared server'));
     },
   };
 }

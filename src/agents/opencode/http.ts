@@ -2,6 +2,12 @@
 // answers unknown routes with 200 text/html, so a wrong path would otherwise look like success.
 export class OpencodeHttpError extends Error {}
 
+/** `path` on the OpenCode instance of `directory`: one server keeps an instance per directory,
+ *  and a call without it would reach the server's own (its spawn cwd). */
+export function atDirectory(path: string, directory: string): string {
+  return `${path}${path.includes('?') ? '&' : '?'}directory=${encodeURIComponent(directory)}`;
+}
+
 export interface HttpAnswer {
   status: number;
   /** The parsed JSON body; null for an empty (204) answer. */

@@ -1,20 +1,23 @@
 // The running `opencode serve` processes of one driver, one per server key, each shared by every
 // session whose server would be the same process anyway (docs/opencode.md, "Shared servers").
 //
-// The key is everything a server is started with: the executable, the cwd (OpenCode fixes its
-// project directory per instance) and the whole environment the driver gives it, including
-// OPENCODE_CONFIG_CONTENT (permission rules, model, MCP servers). Two sessions that differ in any
-// of it never share, so one session's env or credentials never reach another's agent. The key is a
-// hash: the pool keeps no second copy of anyone's credentials.
+// The key is what a server is started with: the executable and the whole environment the driver
+// gives it, including OPENCODE_CONFIG_CONTENT (permission rules, model, MCP servers). Two sessions
+// that differ in any of it never share, so one session's env or credentials never reach another's
+// agent. The key is a hash: the pool keeps no second copy of anyone's credentials. The session's
+// directory is not in the key: OpenCode keeps one instance per directory inside one process, and
+// every call names its directory (`?directory=`, docs/opencode.md).
 //
-// A server is ref-counted by leases. It has ONE `/event` subscription, opened before any session is
-// created on it, whose frames go to every attached listener (the driver's SessionRouter picks each
-// session's own). The last lease released kills the server at once (no idle grace: nothing is left
-// for the daemon's shutdown to find). A server that exits by itself, or whose stream is lost (then
-// it is killed), reports its exit to every listener, and leaves the pool: the next acquire of its
-// key starts a new one.
+// A server is ref-counted by leases, and so is each directory on it (instances.ts: one stream per
+// directory, heard by that directory's sessions only; the driver's SessionRouter picks each
+// session's own; an instance nobody uses is disposed of). A server that has opened
+// MAX_DIRECTORIES_PER_SERVER directories takes no new session (its own stay). The last lease of a
+// server kills it at once (no idle grace: nothing is left for the daemon's shutdown to find). A
+// server that exits by itself, or one of whose streams is lost (then it is killed), reports its
+// exit to every listener in every directory and leaves the pool: the next acquire starts a new one.
 import { createHash } from 'node:crypto';
 import type { ChildExit } from '../../process/spawn.js';
+import { Instances, type Instance } from './instances.js';
 import type { EventStream, StreamHandlers } from './sse.js';
 
 /** The part of a ChildProcess the pool uses (tests give a fake). */
@@ -27,6 +30,7 @@ export interface ServerProcess {
 
 export interface ServerSpec {
   executable: string;
+  /** The session's directory: where a new server is spawned, and the instance its calls name. */
   cwd: string;
   /** The session's env and what the driver adds (the whole of what differs between servers). */
   env: Record<string, string>;
@@ -35,17 +39,19 @@ export interface ServerSpec {
 export interface ServerLauncher {
   /** Spawns a server and resolves once it answers; rejects with why not. */
   launch(spec: ServerSpec, logger: ServerLogger): Promise<{ proc: ServerProcess; url: string }>;
-  /** Opens the server's `/event` stream. */
-  subscribe(url: string, handlers: StreamHandlers): Promise<EventStream>;
+  /** Opens the server's `/event` stream of one directory. */
+  subscribe(url: string, directory: string, handlers: StreamHandlers): Promise<EventStream>;
+  /** Disposes of OpenCode's instance of a directory no session uses any more (best effort). */
+  dispose(url: string, directory: string): Promise<void>;
 }
 
 /** The logger of the session that started a server: its stderr and its end are logged there. */
 export type ServerLogger = { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 
-/** What a session attached to a server hears: every frame, and the server's end. */
+/** What a session attached to a server hears: every frame of its directory, and the server's end. */
 export interface ServerListener {
   event(data: unknown): void;
-  /** The server is gone. `lost`: its stream ended first and the pool killed it (not requested). */
+  /** The server is gone. `lost`: a stream ended first and the pool killed it (not requested). */
   exit(exit: ChildExit, lost: boolean): void;
 }
 
@@ -54,28 +60,33 @@ export interface ServerLease {
   readonly pid: number | undefined;
   /** Other sessions hold leases on the same server. */
   readonly shared: boolean;
-  /** Starts hearing the server's frames; before this nothing reaches the listener. */
+  /** Starts hearing the directory's frames; before this nothing reaches the listener. */
   attach(listener: ServerListener): void;
   /** Stops hearing it and gives the lease back; the last one kills the server and resolves with
    *  its exit once it is reaped. Idempotent. */
   release(): Promise<ChildExit | undefined>;
 }
 
+/** Directories one server takes in its life before new sessions of its key get a new server. A
+ *  disposed instance does not give all its memory back (~13 MB stays per directory served, measured
+ *  with 1.18.33, docs/performance.md): past about 32 of them the leftovers cost as much as a fresh
+ *  server (~470 MB), so a long-lived server stays below about twice a fresh one. */
+export const MAX_DIRECTORIES_PER_SERVER = 32;
+
 interface Server {
   key: string;
-  ready: Promise<{ proc: ServerProcess; url: string; stream: EventStream }>;
+  ready: Promise<{ proc: ServerProcess; url: string; instances: Instances }>;
   refs: number;
-  listeners: Set<ServerListener>;
   /** Set once the process is gone or being killed: no new lease may join it. */
   closing: boolean;
   lost: boolean;
 }
 
-export function serverKey(spec: ServerSpec): string {
+export function serverKey(spec: Pick<ServerSpec, 'executable' | 'env'>): string {
   const env = Object.keys(spec.env)
     .sort()
     .map((name) => [name, spec.env[name]]);
-  return createHash('sha256').update(JSON.stringify([spec.executable, spec.cwd, env])).digest('hex');
+  return createHash('sha256').update(JSON.stringify([spec.executable, env])).digest('hex');
 }
 
 export class ServerPool {
@@ -86,6 +97,7 @@ export class ServerPool {
   constructor(
     private readonly launcher: ServerLauncher,
     private readonly share: boolean,
+    private readonly maxDirectories = MAX_DIRECTORIES_PER_SERVER,
   ) {}
 
   /** Whether sessions may share servers (false: --opencode-servers per-session). */
@@ -93,7 +105,7 @@ export class ServerPool {
     return this.share;
   }
 
-  /** Servers running or starting (tests, metrics). */
+  /** Servers new sessions may join, running or starting (tests). */
   get size(): number {
     return this.servers.size;
   }
@@ -115,77 +127,79 @@ export class ServerPool {
       server.refs--;
       throw err;
     }
-    if (server.closing) {
-      // It died between its start and this lease: nothing was attached, so nothing is reported.
-      server.refs--;
-      throw new Error(`the server exited before a session could be created on it`);
+    let instance;
+    try {
+      if (server.closing) throw new Error('the server exited before a session could be created on it');
+      instance = await running.instances.join(spec.cwd, logger);
+      // It has taken its last new directory: its sessions stay, new ones of its key get a new server.
+      if (running.instances.served >= this.maxDirectories) this.forget(server);
+      if (server.closing) {
+        running.instances.leave(instance, false);
+        throw new Error('the server exited before a session could be created on it');
+      }
+    } catch (err) {
+      // Nothing was attached, so nothing is reported; a server nobody holds any more goes.
+      if (--server.refs === 0 && !server.closing) void this.close(server, running.proc);
+      throw err;
     }
-    return this.lease(server, running.proc, running.url);
+    return this.lease(server, instance, running);
   }
 
   private start(key: string, spec: ServerSpec, logger: ServerLogger): Server {
-    const server: Server = { key, refs: 0, listeners: new Set(), closing: false, lost: false, ready: undefined! };
+    const server: Server = { key, refs: 0, closing: false, lost: false, ready: undefined! };
     server.ready = (async () => {
       const { proc, url } = await this.launcher.launch(spec, logger).catch((err: Error) => {
         this.forget(server);
         throw err;
       });
-      let stream: EventStream;
-      try {
-        stream = await this.launcher.subscribe(url, {
-          event: (data) => server.listeners.forEach((l) => l.event(data)),
-          end: (reason) => {
-            if (reason === 'closed' || !proc.running || server.closing) return;
-            // The server lives but its stream is gone: nothing more would reach its sessions.
-            logger.warn({ reason, sessions: server.listeners.size }, 'opencode event stream ended; killing the shared server');
-            server.lost = true;
-            server.closing = true;
-            void proc.kill();
-          },
-        });
-      } catch (err) {
-        this.forget(server);
-        await proc.kill();
-        throw err;
-      }
+      const instances = new Instances(this.launcher, { proc, url }, (reason, log) => {
+        if (server.closing) return;
+        // The server lives but a stream is gone: nothing more would reach those sessions.
+        log.warn({ reason, sessions: server.refs }, 'opencode event stream ended; killing the shared server');
+        server.lost = true;
+        server.closing = true;
+        void proc.kill();
+      });
       void proc.exited.then((exit) => {
         server.closing = true;
-        stream.close();
         this.forget(server);
-        const listeners = [...server.listeners];
-        server.listeners.clear();
-        for (const listener of listeners) listener.exit(exit, server.lost);
+        for (const listener of instances.closeAll()) listener.exit(exit, server.lost);
       });
-      return { proc, url, stream };
+      return { proc, url, instances };
     })();
     return server;
   }
 
-  private lease(server: Server, proc: ServerProcess, url: string): ServerLease {
+  private lease(server: Server, instance: Instance, running: { proc: ServerProcess; url: string; instances: Instances }): ServerLease {
     let listener: ServerListener | undefined;
     let released: Promise<ChildExit | undefined> | undefined;
     return {
-      url,
-      pid: proc.pid,
+      url: running.url,
+      pid: running.proc.pid,
       get shared() {
         return server.refs > 1;
       },
       attach: (l) => {
         if (released) return;
         listener = l;
-        server.listeners.add(l);
+        instance.listeners.add(l);
       },
       release: () => {
         if (released) return released;
-        if (listener) server.listeners.delete(listener);
+        if (listener) instance.listeners.delete(listener);
         server.refs--;
-        if (server.refs > 0) return (released = Promise.resolve(undefined));
-        // The last lease: the server goes, and no acquire may join it meanwhile.
-        server.closing = true;
-        this.forget(server);
-        return (released = proc.kill());
+        // A directory left on a server others still use is disposed of; the last lease: the
+        // server goes, and no acquire may join it meanwhile.
+        running.instances.leave(instance, server.refs > 0 && !server.closing);
+        return (released = server.refs > 0 ? Promise.resolve(undefined) : this.close(server, running.proc));
       },
     };
+  }
+
+  private close(server: Server, proc: ServerProcess): Promise<ChildExit> {
+    server.closing = true;
+    this.forget(server);
+    return proc.kill();
   }
 
   private forget(server: Server): void {

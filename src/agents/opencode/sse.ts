@@ -1,8 +1,8 @@
-// The one `GET /event` subscription of a session's server. Frames are `data: <json>` lines and a
-// blank line (no `event:` or `id:` lines on 1.18.33). Bounded: a frame longer than `maxFrameChars`
+// The `GET /event?directory=` subscription of one directory on a server: the events of OpenCode's
+// instance there, no other's. Frames are `data: <json>` lines and a blank line (no `event:` or `id:` lines on 1.18.33). Bounded: a frame longer than `maxFrameChars`
 // is cut and handed on as text (the converter reports it as agent.unparsed); the stream's end is
 // reported once, whatever ended it.
-import { OpencodeHttpError } from './http.js';
+import { atDirectory, OpencodeHttpError } from './http.js';
 
 export interface EventStream {
   close(): void;
@@ -15,12 +15,12 @@ export interface StreamHandlers {
   end(reason: string): void;
 }
 
-export async function subscribe(base: string, maxFrameChars: number, handlers: StreamHandlers, connectTimeoutMs: number): Promise<EventStream> {
+export async function subscribe(base: string, directory: string, maxFrameChars: number, handlers: StreamHandlers, connectTimeoutMs: number): Promise<EventStream> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(new Error('timed out')), connectTimeoutMs);
   let response: Response;
   try {
-    response = await fetch(`${base}/event`, { headers: { accept: 'text/event-stream' }, signal: abort.signal });
+    response = await fetch(`${base}${atDirectory('/event', directory)}`, { headers: { accept: 'text/event-stream' }, signal: abort.signal });
   } catch (err) {
     throw new OpencodeHttpError(`GET /event: ${(err as Error).message}`);
   } finally {
