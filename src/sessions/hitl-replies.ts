@@ -5,19 +5,12 @@ import type { AgentHandle } from '../agents/types.js';
 import { ApiError } from '../errors.js';
 import type { PermissionReply } from '../schema/api.js';
 import type { UniversalEvent } from '../schema/events.js';
-import type { FastifyBaseLogger } from 'fastify';
 import { HitlPolicyRunner, type HitlSettings } from './hitl-policy.js';
-import type { Normalized } from './event-batch.js';
-import type { Normalizer } from './normalize.js';
+import type { SessionCore } from './session.js';
 
 /** What the replies need of their session (session.ts builds it). */
-export interface HitlRepliesContext {
-  sessionId: string;
+export interface HitlRepliesContext extends SessionCore {
   settings: HitlSettings;
-  logger: FastifyBaseLogger;
-  normalizer: Normalizer;
-  /** Session.apply: the normalizer's events into the log. */
-  apply: (events: Normalized[]) => void;
   /** The running agent; throws the client's error when the session has ended or has none. */
   live: () => AgentHandle;
 }

@@ -4,23 +4,15 @@
 import type { AgentDriver, AgentHandle, AgentSink, ProcessExit, StartOptions } from '../agents/types.js';
 import { ApiError } from '../errors.js';
 import type { UniversalEvent } from '../schema/events.js';
-import type { FastifyBaseLogger } from 'fastify';
 import type { EventLog } from './event-log.js';
-import type { Normalized } from './event-batch.js';
-import type { Normalizer } from './normalize.js';
-import type { ResolvedCreateRequest, SessionDeps } from './session.js';
+import type { ResolvedCreateRequest, SessionCore, SessionDeps } from './session.js';
 
 /** What the agent knows of its session (session.ts builds it), and where what it does is logged. */
-export interface SessionAgentContext {
-  sessionId: string;
+export interface SessionAgentContext extends SessionCore {
   request: ResolvedCreateRequest;
   driver: AgentDriver;
   spares: SessionDeps['spares'];
-  logger: FastifyBaseLogger;
   log: EventLog;
-  normalizer: Normalizer;
-  /** Session.apply: the normalizer's events into the log. */
-  apply: (events: Normalized[]) => void;
   /** The process is gone and its exit logged. */
   exited: () => void;
 }

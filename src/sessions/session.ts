@@ -20,6 +20,16 @@ import { resolveAttachments } from './session-paths.js';
 /** A create request after the agent's defaults were filled in (AgentOfferings.resolve) and its cwd checked. */
 export type ResolvedCreateRequest = CreateSessionRequest & { cwd: string; agentMode: string; permissionMode: string };
 
+/** What the parts of a session (session-agent.ts, hitl-replies.ts) share of it: one object,
+ *  built once, so each gets the same logger, normalizer and way into the log. */
+export interface SessionCore {
+  sessionId: string;
+  logger: FastifyBaseLogger;
+  normalizer: Normalizer;
+  /** Session.apply: the normalizer's events into the log. */
+  apply: (events: Normalized[]) => void;
+}
+
 export interface SessionDeps {
   ids: IdGenerator;
   clock: Clock;
@@ -74,25 +84,9 @@ export class Session {
       policy: request.permissionPolicy ?? deps.hitl.policy,
       timeoutMs: request.hitlTimeoutMs ?? deps.hitl.timeoutMs,
     };
-    this.hitl = new HitlReplies({
-      sessionId: id,
-      settings: this.hitlSettings,
-      logger: this.logger,
-      normalizer: this.normalizer,
-      apply: (events) => this.apply(events),
-      live: () => this.live(),
-    });
-    this.agent = new SessionAgent({
-      sessionId: id,
-      request,
-      driver,
-      spares: deps.spares,
-      logger: this.logger,
-      log: this.log,
-      normalizer: this.normalizer,
-      apply: (events) => this.apply(events),
-      exited: () => this.hitl.clear(),
-    });
+    const core: SessionCore = { sessionId: id, logger: this.logger, normalizer: this.normalizer, apply: (events) => this.apply(events) };
+    this.hitl = new HitlReplies({ ...core, settings: this.hitlSettings, live: () => this.live() });
+    this.agent = new SessionAgent({ ...core, request, driver, spares: deps.spares, log: this.log, exited: () => this.hitl.clear() });
   }
 
   /** An agent process is running (or starting again) for this session. */
