@@ -2,9 +2,10 @@
 # Run:   openssl rand -hex 24 > token && chmod 600 token
 #        docker run -p 2468:2468 -v "$PWD/token:/run/secrets/agentwire-token:ro" \
 #          -e AGENTWIRE_TOKEN_FILE=/run/secrets/agentwire-token agentwire
-# In the container the daemon binds 0.0.0.0, which it refuses to do without a token
-# (AGENTWIRE_TOKEN_FILE or AGENTWIRE_TOKEN, or an explicit AGENTWIRE_NO_TOKEN=1). The daemon runs
-# as root and its agents as the user agentwire (docs/security.md). See docs/deploy.md.
+# Without a token of yours the daemon makes one in its data dir and prints the inspector URL with
+# it (read it later with: docker exec <container> node /app/bin/agentwire.js token); the container
+# binds 0.0.0.0, so never AGENTWIRE_NO_TOKEN=1 unless the network around it is private. The daemon
+# runs as root and its agents as the user agentwire (docs/security.md). See docs/deploy.md.
 FROM node:24-bookworm-slim AS build
 # better-sqlite3 (the event store) compiles from source where no prebuilt binary can be fetched.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*

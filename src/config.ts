@@ -60,8 +60,8 @@ const opt = <S extends z.ZodType>(o: Option<S>) => o;
 export const OPTIONS = {
   host: opt({ flag: 'host', env: 'HOST', schema: z.string().min(1).default('127.0.0.1'), help: 'listen address' }),
   port: opt({ flag: 'port', env: 'PORT', schema: int(0, 65535).default(2468), help: 'listen port (0: any free port)' }),
-  token: opt({ flag: 'token', env: 'TOKEN', schema: z.string().min(16, 'use at least 16 characters').optional(), help: 'bearer token (at least 16 characters) that every route but /v1/health requires', secret: true }),
-  noToken: opt({ flag: 'no-token', env: 'NO_TOKEN', schema: z.coerce.boolean().default(false), kind: 'switch', help: 'allow a non-loopback --host without a token (you take responsibility)' }),
+  token: opt({ flag: 'token', env: 'TOKEN', schema: z.string().min(16, 'use at least 16 characters').optional(), help: 'bearer token (at least 16 characters) that every route but /v1/health requires; without it, --token-file or --no-token the daemon makes one (<data-dir>/token, `agentwire token` prints it). On the command line every local process can read it: prefer --token-file', secret: true }),
+  noToken: opt({ flag: 'no-token', env: 'NO_TOKEN', schema: z.coerce.boolean().default(false), kind: 'switch', help: 'run without a token: every local process, the agents included, and any page that reaches the daemon can drive it (you take responsibility); beside a token it changes nothing' }),
   allowedHosts: opt({ flag: 'allowed-host', env: 'ALLOWED_HOST', schema: z.array(allowedHost).default([]), kind: 'list', help: 'a Host name the daemon answers to besides loopback names and --host (repeatable; *.example.com for subdomains; * turns the DNS-rebinding check off)' }),
   // The agent/daemon boundary (docs/security.md): a token no agent can read, agents as another user.
   tokenFile: opt({ flag: 'token-file', env: 'TOKEN_FILE', schema: z.string().min(1).optional(), help: 'read the token from this file (trimmed; not with --token), so it is in no environment or command line' }),
@@ -160,7 +160,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     const o = OPTIONS[issue.path[0] as ConfigKey];
     throw new ConfigError(`--${o?.flag ?? issue.path.join('.')} (AGENTWIRE_${o?.env ?? '?'}): ${issue.message}`);
   }
-  return checkAcpAgents(checkExposure(checkBoundary({ ...parsed.data, dataDir: parsed.data.dataDir ?? defaultDataDir(env) })));
+  return checkAcpAgents(checkBoundary({ ...parsed.data, dataDir: parsed.data.dataDir ?? defaultDataDir(env) }));
 }
 
 /** --acp-agents-file's agents join --acp-agent's; a name is one agent (never a built-in's). */
@@ -194,39 +194,21 @@ function checkAcpAgents(config: Config): Config {
   return { ...config, acpAgents: agents };
 }
 
-/** --token-file: the token is read here, so that it lives in the daemon's memory only. An agent
- *  user without a token could still drive the daemon over HTTP, so that takes --no-token. */
+/** --token-file: the token is read here, so that it lives in the daemon's memory only. Without any
+ *  token the CLI makes one (src/daemon-token.ts), so an --agent-user or a non-loopback --host is
+ *  never open unless --no-token says so. */
 function checkBoundary(config: Config): Config {
-  if (config.tokenFile !== undefined) {
-    if (config.token !== undefined) throw new ConfigError('--token and --token-file (AGENTWIRE_TOKEN, AGENTWIRE_TOKEN_FILE) are both set; use one');
-    let text: string;
-    try {
-      text = readFileSync(config.tokenFile, 'utf8');
-    } catch (err) {
-      throw new ConfigError(`--token-file ${config.tokenFile}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-    }
-    const token = OPTIONS.token.schema.safeParse(text.trim());
-    if (!token.success) throw new ConfigError(`--token-file ${config.tokenFile}: the token in it is refused: ${token.error.issues[0]?.message}`);
-    config = { ...config, token: token.data };
+  if (config.tokenFile === undefined) return config;
+  if (config.token !== undefined) throw new ConfigError('--token and --token-file (AGENTWIRE_TOKEN, AGENTWIRE_TOKEN_FILE) are both set; use one');
+  let text: string;
+  try {
+    text = readFileSync(config.tokenFile, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`--token-file ${config.tokenFile}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
-  if (config.agentUser !== undefined && !config.token && !config.noToken) {
-    throw new ConfigError(
-      `--agent-user keeps agents away from the daemon's memory and files, but without a token they can still call its API (and answer their own permission requests): set --token-file, or pass --no-token to run so on purpose`,
-    );
-  }
-  return config;
-}
-
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
-
-/** A daemon reachable from other hosts must have a token, unless the operator says otherwise. */
-function checkExposure(config: Config): Config {
-  if (!LOOPBACK.test(config.host) && !config.token && !config.noToken) {
-    throw new ConfigError(
-      `--host ${config.host} is reachable from other machines: set --token (AGENTWIRE_TOKEN), or pass --no-token to run unauthenticated on purpose`,
-    );
-  }
-  return config;
+  const token = OPTIONS.token.schema.safeParse(text.trim());
+  if (!token.success) throw new ConfigError(`--token-file ${config.tokenFile}: the token in it is refused: ${token.error.issues[0]?.message}`);
+  return { ...config, token: token.data };
 }
 
 /** --warm's `agent=n` list as spares per agent (the last of an agent wins). */
@@ -239,8 +221,13 @@ export function redacted(config: Config): Record<string, unknown> {
   const shown = Object.fromEntries(
     Object.entries(config).map(([k, v]) => [k, (OPTIONS[k as ConfigKey] as Option<z.ZodType>).secret && v ? '[redacted]' : v]),
   );
-  // A configured agent's env (--acp-agents-file) may carry its keys: names only.
-  const acpAgents = config.acpAgents.map((a) => (a.env ? { ...a, env: Object.fromEntries(Object.keys(a.env).map((n) => [n, '[redacted]'])) } : a));
+  // A configured agent's env and arguments may carry its keys (`--api-key sk-…`): names and the
+  // command only, never a value.
+  const acpAgents = config.acpAgents.map((a) => ({
+    ...a,
+    ...(a.args ? { args: a.args.map(() => '[redacted]') } : {}),
+    ...(a.env ? { env: Object.fromEntries(Object.keys(a.env).map((n) => [n, '[redacted]'])) } : {}),
+  }));
   return { ...shown, acpAgents };
 }
 

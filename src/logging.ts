@@ -6,8 +6,30 @@ import type { IdGenerator } from './util/deps.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * The URL as logged: the value of every query parameter whose key, once decoded as the query
+ * parser decodes it, is `token` (any case) is replaced. The raw text is not enough: `?%74oken=`
+ * is the same key to the parser (and to auth), but not to a regular expression over the URL.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
+  const q = url.indexOf('?');
+  if (q < 0 || !/t|%/i.test(url.slice(q))) return url;
+  const hash = url.indexOf('#', q);
+  const query = url.slice(q + 1, hash < 0 ? undefined : hash);
+  const parts = query.split('&').map((part) => {
+    const eq = part.indexOf('=');
+    const key = eq < 0 ? part : part.slice(0, eq);
+    return decodedKey(key).toLowerCase() === 'token' ? `${key}=[redacted]` : part;
+  });
+  return `${url.slice(0, q + 1)}${parts.join('&')}${hash < 0 ? '' : url.slice(hash)}`;
+}
+
+function decodedKey(key: string): string {
+  try {
+    return decodeURIComponent(key.replace(/\+/g, ' '));
+  } catch {
+    return 'token'; // a bad escape: what the parser makes of it is unknown, so its value is hidden
+  }
 }
 
 export function loggerOptions(level: string, stream?: { write(line: string): void }): FastifyServerOptions['logger'] {

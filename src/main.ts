@@ -1,15 +1,21 @@
 // `agentwire server`: parse config, build the app, listen, and shut down gracefully (every agent
 // process group is terminated and every stream told before the daemon exits). Nothing else.
 import { buildApp } from './app.js';
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { ConfigError, flagHelp, loadConfig, redacted } from './config.js';
+import { daemonToken, tokenAnnouncement, type DaemonToken } from './daemon-token.js';
 import { installCommand } from './install-command.js';
+import { startupWarnings } from './startup-warnings.js';
 import { StoreInUseError } from './store/sqlite-store.js';
+import { tokenCommand } from './token-command.js';
 import { VERSION } from './version.js';
 
 const usage = () => `agentwire ${VERSION}: coding-agent CLIs behind one universal event API
 
 Usage: agentwire server [flags]
        agentwire install-agent <agent|all> [--version x.y.z] [--reinstall] [--agents-dir DIR]
+       agentwire token [--data-dir DIR]      print the token the daemon keeps in its data dir
 
 Flags (each also settable as an environment variable; flags win):
 ${flagHelp()}
@@ -20,6 +26,10 @@ export async function main(argv: string[]): Promise<void> {
   if (command === '--version' || command === 'version') return void console.log(VERSION);
   if (command === 'install-agent') {
     process.exitCode = await installCommand(rest);
+    return;
+  }
+  if (command === 'token') {
+    process.exitCode = tokenCommand(rest);
     return;
   }
   const wantsHelp = command === undefined || command === 'help' || command === '--help' || command === '-h';
@@ -37,8 +47,13 @@ export async function main(argv: string[]): Promise<void> {
   }
   let config;
   let app;
+  let token: DaemonToken;
   try {
     config = loadConfig(rest);
+    if (config.persist === 'on' && config.dataDir) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+    // Without --token, --token-file or --no-token the daemon makes its own (src/daemon-token.ts).
+    token = daemonToken(config, rest);
+    config = { ...config, token: token.token };
     // buildApp refuses an --agent-user it cannot switch to (src/process/agent-user.ts).
     ({ app } = await buildApp({ config, logger: true }));
   } catch (err) {
@@ -54,7 +69,8 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  app.log.info({ config: redacted(config), version: VERSION }, 'starting');
+  app.log.info({ config: redacted(config), version: VERSION, token: token.source }, 'starting');
+  for (const warning of startupWarnings(config, token, { uid: process.getuid?.() })) app.log.warn(warning);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -71,6 +87,14 @@ export async function main(argv: string[]): Promise<void> {
   // SIGHUP too: a closed terminal would otherwise kill the daemon without ending its agents.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
   await app.listen({ host: config.host, port: config.port });
+  const announcement = tokenAnnouncement(token, baseUrl(config.host, (app.server.address() as AddressInfo).port));
+  if (announcement) console.error(announcement);
+}
+
+/** The URL a person on this machine opens: a wildcard listen address is reached on loopback. */
+function baseUrl(host: string, port: number): string {
+  const name = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
 }
 
 function isStoreOpenError(err: unknown): boolean {

@@ -2,8 +2,8 @@
 // for the daemon's token every way a prompt-injected agent could, and tries to answer its own
 // permission request over HTTP. Without --agent-user the environment must already hold nothing of
 // the daemon's configuration; with --token-file and --agent-user the token must be out of reach
-// and the reply refused. Switching users needs root: these tests fail (never skip) without it.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// and the reply refused; a default daemon (no token flag) makes a token its agent's reply lacks. Switching users needs root: these tests fail (never skip) without it.
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -239,7 +239,86 @@ describe('start-up refusals', () => {
     );
   }, 30_000);
 
-  it('--agent-user without a token', async () => {
-    expect(await refused({ args: ['--agent-user', 'nobody'] })).toMatch(/^agentwire: --agent-user .* without a token .* --no-token/);
+});
+
+describe('a default daemon (no token given)', () => {
+  /** A daemon with its own data dir (a store, so a token file), no token flag and no --no-token. */
+  function startDefault(extra: string[] = []): { daemon: DaemonProcess; dataDir: string } {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agentwire-boundary-data-'));
+    const daemon = new DaemonProcess(install!.dir, { args: ['--data-dir', dataDir, ...extra] });
+    daemons.push(daemon);
+    return { daemon, dataDir };
+  }
+
+  it('makes a token, says so on stderr, and its own agent cannot answer its permission without it', async () => {
+    const { daemon, dataDir } = startDefault();
+    const port = await daemon.port();
+    const token = await daemon.announcedToken();
+    const file = join(dataDir, 'token');
+    expect(daemon.stderr.trim()).toBe(
+      `agentwire: this daemon needs its token; open http://127.0.0.1:${port}/?token=${token} (saved in ${file}; scripts: -H "Authorization: Bearer $(agentwire token)")`,
+    );
+    expect(token.length).toBeGreaterThanOrEqual(43); // 32 random bytes
+    expect(readFileSync(file, 'utf8').trim()).toBe(token);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // Root without --agent-user: the warning says who the agents are.
+    expect(daemon.logs.filter((l) => (l as { level?: number }).level === 40).map((l) => l.msg)).toEqual([expect.stringMatching(/runs as root without --agent-user: agents .* run as root, can read the token/)]);
+    expect((await fetch(`http://127.0.0.1:${port}/v1/sessions`)).status).toBe(401);
+    expect((await fetch(`http://127.0.0.1:${port}/v1/health`)).status).toBe(200);
+
+    // The issue's reproduction: the agent's helper polls for the pending permission and answers
+    // it without the token: 401 both ways, and the permission still waits for the human.
+    const work = sharedDir('default-work');
+    const { create, turn, events, call } = api(port, token);
+    const pid = await create('s1', { cwd: work });
+    writeFileSync(join(work, 'approve.mjs'), APPROVE_SCRIPT);
+    await turn('s1', `shell ${process.execPath} approve.mjs http://127.0.0.1:${port} s1 > approve.out 2>&1 &`);
+    const asked = (await turn('s1', 'permission')).find((e) => e.type === 'permission.requested');
+    const permissionId = asked?.type === 'permission.requested' ? asked.data.permission_id : '';
+    writeFileSync(join(work, 'permission-id'), permissionId);
+    const status = await waitFor(() => existsSync(join(work, 'approve.status')) && readFileSync(join(work, 'approve.status'), 'utf8'), 15_000, 'the helper’s reply');
+    expect(status, readFileSync(join(work, 'approve.out'), 'utf8')).toBe('401 401');
+    expect(((await call('GET', '/v1/sessions/s1')) as { status: string }).status).toBe('waiting');
+    expect((await events('s1')).filter((e) => e.type === 'permission.resolved')).toEqual([]);
+    expectNoUnparsed(await events('s1'));
+    await call('DELETE', '/v1/sessions/s1');
+    await allGone(pid, 5_000, [process.pid, daemon.pid]);
+
+    // The next start reuses the token: bookmarks, scripts and clients keep working.
+    daemon.stop();
+    await daemon.exited;
+    const again = new DaemonProcess(install!.dir, { args: ['--data-dir', dataDir] });
+    daemons.push(again);
+    await again.port();
+    expect(await again.announcedToken()).toBe(token);
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 90_000);
+
+  it('with --agent-user and no token flag: starts with its own token, which the agent user cannot read', async () => {
+    expect(process.getuid?.(), 'this test starts agents as another user: run it as root (CI does)').toBe(0);
+    const { daemon, dataDir } = startDefault(['--agent-user', 'nobody']);
+    const port = await daemon.port();
+    const token = await daemon.announcedToken();
+    const work = sharedDir('default-agent-user');
+    const { create, turn, call } = api(port, token);
+    const pid = await create('s1', { cwd: work });
+    const output = shellOutput(await turn('s1', `shell id -u; cat ${join(dataDir, 'token')}`));
+    expect(lines(output)).toContain('65534');
+    expect(output).toContain('Permission denied');
+    expect(output).not.toContain(token);
+    // Agents run as another user: nothing to warn about.
+    expect(daemon.logs.filter((l) => (l as { level?: number }).level === 40)).toEqual([]);
+    await call('DELETE', '/v1/sessions/s1');
+    await allGone(pid, 5_000, [process.pid, daemon.pid]);
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 90_000);
+
+  it('--no-token runs open, and says who can drive it', async () => {
+    const daemon = start({ args: ['--no-token'] });
+    const port = await daemon.port();
+    expect((await fetch(`http://127.0.0.1:${port}/v1/sessions`)).status).toBe(200);
+    expect(daemon.stderr).toBe('');
+    const warnings = daemon.logs.filter((l) => (l as { level?: number }).level === 40).map((l) => l.msg);
+    expect(warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^--no-token: .*every local process, the agents it runs included/)]));
   }, 30_000);
 });

@@ -125,8 +125,8 @@ describe('--token-file', () => {
     expect(() => loadConfig(['--token-file', join(dir, 'missing')], {})).toThrow(/cannot read it \(ENOENT\)/);
   });
 
-  it('--agent-user needs a token, or --no-token on purpose', () => {
-    expect(() => loadConfig(['--agent-user', 'nobody'], {})).toThrow(/without a token .* --no-token/);
+  it('--agent-user takes a token, --no-token on purpose, or neither (the CLI then makes one: daemon-token.test.ts)', () => {
+    expect(loadConfig(['--agent-user', 'nobody'], {}).token).toBeUndefined();
     expect(loadConfig(['--agent-user', 'nobody', '--no-token'], {}).agentUser).toBe('nobody');
     expect(loadConfig(['--agent-user', 'nobody', '--token-file', file('ok3', 'a-token-from-a-file-0123')], {}).agentUser).toBe('nobody');
   });

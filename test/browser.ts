@@ -12,14 +12,17 @@ import { expect } from 'vitest';
 
 export const CHROMIUM = '/usr/bin/chromium';
 /** The token of the browser tests' second daemon. */
-export const TOKEN = 'inspector-browser-token-0123456789';
 
 /** What inspector-browser.test.ts hands the test modules it registers. */
 export interface BrowserTestContext {
-  /** The daemon without a token (its origin and port), and the origin of the one with TOKEN. */
+  /** The daemon started with --no-token (its origin and port), and the origin of a default one,
+   *  which made its own token. */
   base: string;
   port: number;
   locked: string;
+  /** The locked daemon's token, and the inspector URL with it that the daemon printed at start. */
+  token: string;
+  announced: string;
   /** Opens `path` on `origin` (default: base) in a fresh context, watched until the test ends. */
   open(path?: string, origin?: string): Promise<Watched>;
   current(): Watched | undefined;

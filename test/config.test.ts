@@ -31,8 +31,8 @@ describe('loadConfig', () => {
     expect(() => loadConfig(['--token', 'short'])).toThrow(/--token .*16 characters/);
   });
 
-  it('refuses a non-loopback host without a token unless --no-token is explicit', () => {
-    expect(() => loadConfig(['--host', '0.0.0.0'])).toThrow(/--token .*--no-token/);
+  it('takes a non-loopback host without a token flag (the CLI then makes one: daemon-token.test.ts), or with --no-token', () => {
+    expect(loadConfig(['--host', '0.0.0.0']).token).toBeUndefined();
     expect(loadConfig(['--host', '0.0.0.0', '--token', 'a-long-enough-token']).host).toBe('0.0.0.0');
     expect(loadConfig(['--host', '0.0.0.0', '--no-token']).noToken).toBe(true);
     expect(loadConfig(['--host', '0.0.0.0'], { AGENTWIRE_NO_TOKEN: '1' }).noToken).toBe(true);

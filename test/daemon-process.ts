@@ -123,6 +123,19 @@ export class DaemonProcess {
     return Number(match[1]);
   }
 
+  /** The token a daemon started without one made and announced on stderr (src/daemon-token.ts). */
+  async announcedToken(): Promise<string> {
+    const match = await waitFor(
+      () => {
+        if (this.child.exitCode !== null) throw new Error(`daemon exited ${this.child.exitCode}: ${this.stderr}`);
+        return /open http:\/\/\S+\/\?token=([A-Za-z0-9_-]+) /.exec(this.stderr);
+      },
+      15_000,
+      'the daemon to announce its token',
+    );
+    return match[1]!;
+  }
+
   stop(): void {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
   }
@@ -148,19 +161,47 @@ export function killDaemons(): void {
   for (const d of started.splice(0)) d.stop();
 }
 
-/** `agentwire server --port 0 --log-level info <args>` on the shared install; resolves once it listens. */
-export async function startDaemon(args: string[], env: Record<string, string> = {}): Promise<{ daemon: DaemonProcess; port: number }> {
+/**
+ * `agentwire server --port 0 --log-level info <args>` on the shared install; resolves once it
+ * listens, with the token it needs: the one `args` or `env` gave, or the one it made and announced
+ * (a daemon makes one unless told --no-token). call() and authHeaders() use it by port.
+ */
+export async function startDaemon(args: string[], env: Record<string, string> = {}): Promise<{ daemon: DaemonProcess; port: number; token: string | undefined }> {
   if (!shared) throw new Error('setUpInstall() must run first (beforeAll)');
   const daemon = new DaemonProcess(shared.dir, { args: ['--log-level', 'info', ...args], env: cleanEnv(env) });
   started.push(daemon);
-  return { daemon, port: await daemon.port() };
+  const port = await daemon.port();
+  const token = await expectedToken(daemon, args, env);
+  if (token === undefined) tokens.delete(port);
+  else tokens.set(port, token);
+  return { daemon, port, token };
+}
+
+const tokens = new Map<number, string>();
+
+async function expectedToken(daemon: DaemonProcess, args: string[], env: Record<string, string>): Promise<string | undefined> {
+  const flag = (name: string) => args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  const given = flag('token');
+  if (given >= 0) return args[given]!.includes('=') ? args[given]!.split(/=(.*)/s)[1] : args[given + 1];
+  if (env.AGENTWIRE_TOKEN) return env.AGENTWIRE_TOKEN;
+  const file = flag('token-file');
+  if (file >= 0 || env.AGENTWIRE_TOKEN_FILE) return readFileSync(file >= 0 ? args[file + 1]! : env.AGENTWIRE_TOKEN_FILE!, 'utf8').trim();
+  if (flag('no-token') >= 0 || env.AGENTWIRE_NO_TOKEN) return undefined;
+  return daemon.announcedToken();
+}
+
+/** The Authorization header the daemon on `port` (started by startDaemon) needs, if any. */
+export function authHeaders(port: number): Record<string, string> {
+  const token = tokens.get(port);
+  return token === undefined ? {} : { authorization: `Bearer ${token}` };
 }
 
 /** A request that must succeed; its JSON answer (undefined for 204). */
 export async function call(port: number, method: string, path: string, body?: unknown): Promise<unknown> {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, {
     method,
-    ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    headers: { ...authHeaders(port), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
   expect(res.status, text).toBeLessThan(300);

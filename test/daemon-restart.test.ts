@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionInfo } from '../src/schema/api.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
-import { call, events, killDaemons, removeInstall, setUpInstall, startDaemon } from './daemon-process.js';
+import { authHeaders, call, events, killDaemons, removeInstall, setUpInstall, startDaemon } from './daemon-process.js';
 import { expectNoUnparsed, waitFor } from './helpers.js';
 import { allGone } from './procs.js';
 import { abortAllStreams, openSse, type SseClient } from './sse-client.js';
@@ -49,8 +49,8 @@ describe('durable daemon (real process, SIGKILL and restart)', () => {
     const first = await start();
     await call(first.port, 'POST', '/v1/sessions/flood', { agent: 'mock' });
     const readers = [
-      await openSse({ port: first.port, path: '/v1/sessions/flood/events/sse' }),
-      await openSse({ port: first.port, path: '/v1/sessions/flood/events/sse' }),
+      await openSse({ port: first.port, path: '/v1/sessions/flood/events/sse', headers: authHeaders(first.port) }),
+      await openSse({ port: first.port, path: '/v1/sessions/flood/events/sse', headers: authHeaders(first.port) }),
     ];
     await call(first.port, 'POST', '/v1/sessions/flood/messages', { message: 'flood 300000' });
     await readers[0]!.until(() => readers[0]!.frames.length > 3000, 10_000, '3000 frames');
@@ -63,14 +63,14 @@ describe('durable daemon (real process, SIGKILL and restart)', () => {
 
     const second = await start();
     // Replayed from the store: the same bytes each reader received (event ids, times and all).
-    const replay = await openSse({ port: second.port, path: '/v1/sessions/flood/events/sse' });
+    const replay = await openSse({ port: second.port, path: '/v1/sessions/flood/events/sse', headers: authHeaders(second.port) });
     await replay.until(() => replay.lastId >= maxSeen, 20_000, 'the replay to reach what readers saw');
     const stored = new Map(replay.frames.map((f) => [Number(f.id), f.data]));
     for (const s of seen) for (const f of s) expect(stored.get(f.id)).toBe(f.data);
 
     // Each reader resumes where it was cut off.
     const resumed = await Promise.all(
-      seen.map((s) => openSse({ port: second.port, path: '/v1/sessions/flood/events/sse', headers: { 'last-event-id': String(s.at(-1)!.id) } })),
+      seen.map((s) => openSse({ port: second.port, path: '/v1/sessions/flood/events/sse', headers: { ...authHeaders(second.port), 'last-event-id': String(s.at(-1)!.id) } })),
     );
     const info = await sessionInfo(second.port, 'flood');
     expect(info).toMatchObject({ restored: true, status: 'idle', ended: false });
@@ -118,7 +118,7 @@ describe('durable daemon (real process, SIGKILL and restart)', () => {
     const permissionId = (requested.data as { permission_id: string }).permission_id;
     const reply = await fetch(`http://127.0.0.1:${second.port}/v1/sessions/ask/permissions/${permissionId}/reply`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { ...authHeaders(second.port), 'content-type': 'application/json' },
       body: JSON.stringify({ reply: 'once' }),
     });
     expect(reply.status).toBe(409);
@@ -131,7 +131,7 @@ describe('durable daemon (real process, SIGKILL and restart)', () => {
     const first = await start();
     await call(first.port, 'POST', '/v1/sessions/calm', { agent: 'mock' });
     const pid = Number((await events(first.port, 'calm')).find((e) => e.type === 'session.started')?.data.metadata?.pid);
-    const sse: SseClient = await openSse({ port: first.port, path: '/v1/sessions/calm/events/sse' });
+    const sse: SseClient = await openSse({ port: first.port, path: '/v1/sessions/calm/events/sse', headers: authHeaders(first.port) });
     await call(first.port, 'POST', '/v1/sessions/calm/messages', { message: 'slow 100' });
     await sse.until(() => sse.events().some((e) => e.type === 'item.delta' && e.source === 'agent'), 5000, 'a tick');
     first.daemon.child.kill('SIGTERM');

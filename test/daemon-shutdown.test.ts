@@ -3,7 +3,7 @@
 // process group and exit 0; SIGKILL cannot clean up, so the agents must notice on their own.
 // These run with --persist off: what a durable daemon does instead is in daemon-restart.test.ts.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { call, events, killDaemons, removeInstall, setUpInstall, startDaemon } from './daemon-process.js';
+import { authHeaders, call, events, killDaemons, removeInstall, setUpInstall, startDaemon } from './daemon-process.js';
 import { waitFor } from './helpers.js';
 import { allGone, groupTree, killGroups } from './procs.js';
 import { abortAllStreams, openSse, type SseClient } from './sse-client.js';
@@ -39,7 +39,7 @@ async function busyDaemon() {
   // In memory: with a store, a graceful stop suspends sessions instead (daemon-restart.test.ts).
   const { daemon, port } = await startDaemon(['--persist', 'off']);
   const pgids = [await sleepingSession(port, 'one'), await sleepingSession(port, 'two')];
-  const sse = await openSse({ port, path: '/v1/sessions/one/events/sse' });
+  const sse = await openSse({ port, path: '/v1/sessions/one/events/sse', headers: authHeaders(port) });
   await sse.until(() => sse.events().some((e) => e.type === 'item.completed' && e.data.item.kind === 'tool_call'), 5000, 'the tool_call frame');
   return { daemon, pgids, sse };
 }

@@ -1,11 +1,11 @@
 // The inspector in real Chromium (Debian's, through playwright-core) against real daemon
-// processes running the mock agent: one install, one browser and two daemons (one with a token)
-// for every browser test, which inspector-flows.ts and inspector-safety.ts define. Each test gets
+// processes running the mock agent: one install, one browser and two daemons (one started with
+// --no-token, one with the token a default daemon makes and announces) for every browser test, which inspector-flows.ts and inspector-safety.ts define. Each test gets
 // a fresh browser context, and fails on any console error, uncaught exception, failed request or
 // HTTP error it did not announce (test/browser.ts). Screenshots: test-artifacts/inspector/.
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { launchChromium, openPage, TOKEN, type BrowserTestContext, type Watched } from './browser.js';
+import { launchChromium, openPage, type BrowserTestContext, type Watched } from './browser.js';
 import { killDaemons, removeInstall, setUpInstall, startDaemon } from './daemon-process.js';
 import { flowTests } from './inspector-flows.js';
 import { safetyTests } from './inspector-safety.js';
@@ -16,6 +16,8 @@ const ctx: BrowserTestContext = {
   base: '',
   port: 0,
   locked: '',
+  token: '',
+  announced: '',
   open: async (path = '/', origin = ctx.base) => {
     watched = await openPage(browser, origin + path);
     return watched;
@@ -26,10 +28,12 @@ const ctx: BrowserTestContext = {
 beforeAll(async () => {
   const [b] = await Promise.all([launchChromium(), setUpInstall()]);
   browser = b;
-  const [open, locked] = await Promise.all([startDaemon(['--persist', 'off']), startDaemon(['--persist', 'off', '--token', TOKEN])]);
+  const [open, locked] = await Promise.all([startDaemon(['--persist', 'off', '--no-token']), startDaemon(['--persist', 'off'])]);
   ctx.port = open.port;
   ctx.base = `http://127.0.0.1:${open.port}`;
   ctx.locked = `http://127.0.0.1:${locked.port}`;
+  ctx.token = locked.token!;
+  ctx.announced = /open (http:\S+) /.exec(locked.daemon.stderr)![1]!;
 }, 300_000);
 afterAll(async () => {
   await browser?.close();

@@ -4,7 +4,7 @@
 // for, taken from ?token= (then removed from the address), kept for the tab, and a wrong one is
 // refused without the page falling over.
 import { describe, expect, it } from 'vitest';
-import { PWNED, screenshot, TOKEN, type BrowserTestContext } from './browser.js';
+import { PWNED, screenshot, type BrowserTestContext } from './browser.js';
 import { call } from './daemon-process.js';
 import { createSession, send, transcript } from './inspector-steps.js';
 
@@ -62,7 +62,7 @@ export function safetyTests(ctx: BrowserTestContext): void {
       const { page: p, allow } = await ctx.open('/', ctx.locked);
       const form = p.getByRole('form', { name: 'Connect' });
       await screenshot(p, 'connect');
-      await form.getByLabel('Token').fill(TOKEN);
+      await form.getByLabel('Token').fill(ctx.token);
       await form.getByRole('button', { name: 'Connect' }).click();
       await p.getByText('Healthy').waitFor();
       await createSession(p);
@@ -74,8 +74,10 @@ export function safetyTests(ctx: BrowserTestContext): void {
       expect(await p.getByRole('form', { name: 'Connect' }).count()).toBe(0);
     });
 
-    it('is taken from ?token= and removed from the address', async () => {
-      const { page: p } = await ctx.open(`/?token=${TOKEN}`, ctx.locked);
+    it('is taken from the URL a default daemon prints at start, and removed from the address', async () => {
+      const printed = new URL(ctx.announced);
+      expect(printed.origin).toBe(ctx.locked);
+      const { page: p } = await ctx.open(printed.pathname + printed.search, ctx.locked);
       await p.getByRole('form', { name: 'New session' }).waitFor();
       await p.getByRole('list', { name: 'Sessions' }).or(p.getByText('None yet.')).first().waitFor();
       expect(p.url()).toBe(`${ctx.locked}/ui/`);
@@ -83,7 +85,7 @@ export function safetyTests(ctx: BrowserTestContext): void {
     });
 
     it('reaches the API reference too, which renders offline under the same CSP', async () => {
-      const { page: p } = await ctx.open(`/docs?token=${TOKEN}`, ctx.locked);
+      const { page: p } = await ctx.open(`/docs?token=${ctx.token}`, ctx.locked);
       await p.getByText('/v1/sessions/{id}/messages/stream').first().waitFor();
       expect(p.url()).toBe(`${ctx.locked}/docs`);
       await screenshot(p, 'docs');
@@ -98,7 +100,7 @@ export function safetyTests(ctx: BrowserTestContext): void {
       await p.getByRole('button', { name: 'Connect' }).click();
       await p.getByRole('alert').getByText('The daemon refused that token.').waitFor();
       expect(ctx.current()!.expected.length).toBeGreaterThan(0);
-      await p.getByLabel('Token').fill(TOKEN);
+      await p.getByLabel('Token').fill(ctx.token);
       await p.getByRole('button', { name: 'Connect' }).click();
       await p.getByText('Healthy').waitFor();
     });

@@ -8,14 +8,21 @@ export interface ClientDaemon {
   daemon: DaemonProcess;
   port: number;
   baseUrl: string;
+  /** The token the daemon made (undefined when the test gave one or --no-token). */
+  token: string | undefined;
   client: AgentwireClient;
 }
 
-/** A daemon with `args` (memory store unless the test asks otherwise) and a client for it. */
+/**
+ * A daemon with `args` (memory store unless the test asks otherwise) and a client for it. The
+ * client carries the token the daemon made for itself (the default); a token the test gave with
+ * `--token` it must pass itself, so tests of a missing token keep a client without one.
+ */
 export async function startClientDaemon(args: string[] = [], client: Partial<ClientOptions> = {}): Promise<ClientDaemon> {
-  const { daemon, port } = await startDaemon(args.includes('--persist') ? args : ['--persist', 'off', ...args]);
+  const { daemon, port, token } = await startDaemon(args.includes('--persist') ? args : ['--persist', 'off', ...args]);
   const baseUrl = `http://127.0.0.1:${port}`;
-  return { daemon, port, baseUrl, client: createClient({ baseUrl, ...client }) };
+  const made = token !== undefined && !args.includes('--token');
+  return { daemon, port, baseUrl, token: made ? token : undefined, client: createClient({ baseUrl, ...(made ? { token } : {}), ...client }) };
 }
 
 export function expectNoUnparsed(events: UniversalEvent[]): void {

@@ -43,11 +43,15 @@ function readmeExample(): string {
 
 describe('the packed client in an empty project', () => {
   it('runs the README example: a mock turn whose permission the callback approves', async () => {
-    const { baseUrl } = await startClientDaemon();
+    // The daemon made its own token, as a default one does; the example reads it from the
+    // environment, as the README says to set it (`agentwire token`).
+    const { baseUrl, token } = await startClientDaemon();
+    expect(token).toBeDefined();
     const example = readmeExample();
     expect(example).toContain("baseUrl: 'http://127.0.0.1:2468'");
+    expect(example).toContain('token: process.env.AGENTWIRE_TOKEN');
     writeFileSync(join(project, 'readme-example.mjs'), example.replace("'http://127.0.0.1:2468'", JSON.stringify(baseUrl)));
-    const { stdout } = await run(process.execPath, ['readme-example.mjs'], { cwd: project, timeout: 60_000 });
+    const { stdout } = await run(process.execPath, ['readme-example.mjs'], { cwd: project, timeout: 60_000, env: { ...process.env, AGENTWIRE_TOKEN: token! } });
     expect(stdout).toContain('the agent asks to write_file');
     expect(stdout).toContain('completed Permission granted; wrote notes.txt.');
     expect(stdout).toMatch(/\d+ permission\.resolved/);

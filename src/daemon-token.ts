@@ -1,0 +1,91 @@
+// The daemon's bearer token when the operator gave none: a daemon that runs code must not be open to
+// every local process and web page by default (the convention of local servers that run code, such
+// as Jupyter). `--token`, `--token-file` or AGENTWIRE_TOKEN name one; `--no-token` is the explicit
+// opt-out; otherwise the CLI makes one here. buildApp() never does: a test or an embedding that
+// builds the app without a token gets an open app, as it asked.
+//
+// With persistence on, the token lives in `<data-dir>/token` (0600, inside the 0700 data dir) and
+// is reused on later starts, so a bookmark, a script's `$(agentwire token)` and a client keep
+// working across restarts. With `--persist off` nothing is written: a fresh token per run.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, OPTIONS, type Config } from './config.js';
+
+export const TOKEN_FILE = 'token';
+
+/** Where the token in force came from; `generated` tokens are announced on stderr at start. */
+export type TokenSource = 'flag' | 'env' | 'file' | 'generated' | 'none';
+
+export interface DaemonToken {
+  token?: string;
+  source: TokenSource;
+  /** The file that holds a generated token; absent when it lives in memory only (--persist off). */
+  file?: string;
+}
+
+/** 32 random bytes, base64url: 43 characters, no character that needs escaping in a URL. */
+export function newToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** `<data-dir>/token`, where a persistent daemon keeps the token it made. */
+export function tokenFilePath(dataDir: string): string {
+  return join(dataDir, TOKEN_FILE);
+}
+
+/**
+ * The token in force for a CLI start. `argv` tells a `--token` flag (readable by every local
+ * process in /proc/<pid>/cmdline) from AGENTWIRE_TOKEN. The data dir must already be prepared
+ * (private, ours): the token file is created inside it.
+ */
+export function daemonToken(config: Config, argv: readonly string[]): DaemonToken {
+  if (config.tokenFile !== undefined) return { token: config.token, source: 'file' };
+  if (config.token !== undefined) return { token: config.token, source: argv.some((a) => a === '--token' || a.startsWith('--token=')) ? 'flag' : 'env' };
+  if (config.noToken) return { source: 'none' };
+  if (config.persist === 'off' || !config.dataDir) return { token: newToken(), source: 'generated' };
+  const file = tokenFilePath(config.dataDir);
+  return { token: readOrCreate(file), source: 'generated', file };
+}
+
+function readOrCreate(file: string): string {
+  try {
+    // 'wx': never overwrite a token another start (or a concurrent one) wrote; mode 0600 from birth.
+    const token = newToken();
+    writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
+    return token;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new ConfigError(`cannot write the token file ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); check the data dir, or give a token with --token-file`);
+  }
+  return readTokenFile(file, { repair: true });
+}
+
+/**
+ * The token in an existing token file. With `repair`, a file the daemon owns that others could
+ * read is closed (0600) rather than refused: it was ours, only its mode was wrong.
+ */
+export function readTokenFile(file: string, { repair = false } = {}): string {
+  let text: string;
+  try {
+    if (repair) {
+      const stat = statSync(file);
+      if (process.getuid && stat.uid !== process.getuid()) throw new ConfigError(`the token file ${file} is owned by uid ${stat.uid}, not by this daemon's user; remove it and start again`);
+      if ((stat.mode & 0o077) !== 0) chmodSync(file, 0o600);
+    }
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError(code === 'ENOENT' ? `no token file at ${file}` : `cannot read the token file ${file} (${code ?? (err as Error).message})`);
+  }
+  const token = OPTIONS.token.schema.safeParse(text.trim());
+  if (!token.success || token.data === undefined) throw new ConfigError(`the token file ${file} holds no valid token (${token.success ? 'it is empty' : token.error.issues[0]?.message}); remove it and start again to get a new one`);
+  return token.data;
+}
+
+/** The one stderr line that tells a person how to get in, printed once the daemon listens. */
+export function tokenAnnouncement(token: DaemonToken, baseUrl: string): string | undefined {
+  if (token.source !== 'generated' || !token.token) return undefined;
+  const where = token.file ? `saved in ${token.file}; scripts: -H "Authorization: Bearer $(agentwire token)"` : 'a new token for this run, kept in memory only (--persist off)';
+  return `agentwire: this daemon needs its token; open ${baseUrl}/?token=${token.token} (${where})`;
+}
