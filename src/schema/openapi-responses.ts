@@ -15,7 +15,7 @@ export const SECURITY_SCHEMES = {
     type: 'http',
     scheme: 'bearer',
     description:
-      'The daemon\'s `--token` (or `AGENTWIRE_TOKEN`) as `Authorization: Bearer <token>`. Enforced only when the daemon was started with a token; without one every route is open.',
+      'The daemon\'s token as `Authorization: Bearer <token>`: the one given with `--token-file`, `AGENTWIRE_TOKEN` or `--token`, or else the one the daemon made at its first start (`agentwire token` prints it). Only a daemon started with `--no-token` has none, and then every route is open.',
   },
   tokenQuery: {
     type: 'apiKey',
