@@ -27,8 +27,9 @@ import { loggerOptions, requestIdOptions } from './logging.js';
 import { Metrics } from './metrics/registry.js';
 import type { EventStore } from './store/event-store.js';
 import { openStore } from './store/open-store.js';
+import { logPrepared } from './store/private-dir.js';
 import type { AgentBoundary } from './process/agent-env.js';
-import { agentCanRead, agentCanUse, resolveAgentUser } from './process/agent-user.js';
+import { agentCanEnter, agentCanRead, agentCanUse, resolveAgentUser } from './process/agent-user.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { resolveCwd } from './sessions/session-paths.js';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './util/deps.js';
@@ -115,7 +116,12 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     user,
     onInstall: (agent, outcome) => metrics.agentInstalled(agent, outcome),
   });
-  const store = deps.store ?? openStore(config);
+  const store = deps.store ?? openStore(config, (prepared) => logPrepared(app.log, prepared));
+  // The data dir is 0700 by now (private-dir.ts); the kernel still has the last word (an ACL).
+  if (user && !deps.store && store.durable && config.dataDir && (await agentCanEnter(config.dataDir, user))) {
+    store.close();
+    throw new ConfigError(`--data-dir ${config.dataDir}: the agent user '${user.name}' can enter or list it (an ACL?); make it readable by the daemon only (setfacl -b, chmod 700) or choose another --data-dir`);
+  }
   const offerings = new AgentOfferings({
     registry,
     boundary: { env: { ...process.env, ...deps.agentEnv?.env }, user },
