@@ -206,7 +206,7 @@ function checkBoundary(config: Config): Config {
     try {
       text = readFileSync(config.tokenFile, 'utf8');
     } catch (err) {
-      throw new ConfigError(`--token-file ${config.tokenFile}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      throw new ConfigError(`--token-file ${config.tokenFile}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); write the token there (openssl rand -hex 24 > FILE; chmod 600 FILE) or point --token-file at the file that has it`);
     }
     const token = OPTIONS.token.schema.safeParse(text.trim());
     if (!token.success) throw new ConfigError(`--token-file ${config.tokenFile}: the token in it is refused: ${token.error.issues[0]?.message}`);

@@ -1,9 +1,9 @@
 // `agentwire server`: parse config, build the app, listen, and shut down gracefully (every agent
 // process group is terminated and every stream told before the daemon exits). Nothing else.
 import { buildApp } from './app.js';
-import { ConfigError, flagHelp, loadConfig, redacted } from './config.js';
+import { flagHelp, loadConfig, redacted } from './config.js';
 import { installCommand } from './install-command.js';
-import { StoreInUseError } from './store/sqlite-store.js';
+import { reportStartupFailure } from './startup-failure.js';
 import { VERSION } from './version.js';
 
 const usage = () => `agentwire ${VERSION}: coding-agent CLIs behind one universal event API
@@ -42,16 +42,8 @@ export async function main(argv: string[]): Promise<void> {
     // buildApp refuses an --agent-user it cannot switch to (src/process/agent-user.ts).
     ({ app } = await buildApp({ config, logger: true }));
   } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`agentwire: ${err.message}`);
-    } else if (err instanceof StoreInUseError || isStoreOpenError(err)) {
-      // The data dir is held by another daemon, not writable, or holds a store from a newer
-      // agentwire: say which, without a stack trace.
-      console.error(`agentwire: cannot open the store in ${config?.dataDir}: ${(err as Error).message}`);
-    } else {
-      throw err;
-    }
-    process.exitCode = 2;
+    // One line naming the cause and the fix, exit 2 or 1 (src/startup-failure.ts).
+    reportStartupFailure(err, config);
     return;
   }
   app.log.info({ config: redacted(config), version: VERSION }, 'starting');
@@ -70,10 +62,11 @@ export async function main(argv: string[]): Promise<void> {
   };
   // SIGHUP too: a closed terminal would otherwise kill the daemon without ending its agents.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
-  await app.listen({ host: config.host, port: config.port });
-}
-
-function isStoreOpenError(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return (typeof code === 'string' && (code.startsWith('SQLITE_') || code === 'EACCES' || code === 'EROFS' || code === 'ENOSPC')) || /schema version/.test(String(err));
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    // A port in use, say: end what buildApp started (warm spares, the store's lock) and say why.
+    await app.close().catch(() => {});
+    reportStartupFailure(err, config);
+  }
 }
