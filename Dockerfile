@@ -49,9 +49,11 @@ RUN mkdir -p "$AGENTWIRE_AGENTS_DIR" && \
 RUN useradd --create-home --uid 10001 agentwire && mkdir -p /workspace && chown agentwire:agentwire /workspace && \
     chmod 700 /root
 ENV AGENTWIRE_AGENT_USER=agentwire
-# Sessions and events (docs/persistence.md) outlive a container restart when this is a volume;
-# the daemon creates it 0700, so agents cannot read other sessions' transcripts.
+# Sessions and events (docs/persistence.md) outlive a container restart when this is a volume.
+# It is made 0700 here, so a new named volume starts 0700; the daemon checks it at every start
+# (root's and 0700, its files 0600), so agents cannot read other sessions' transcripts.
 ENV AGENTWIRE_DATA_DIR=/var/lib/agentwire
+RUN mkdir -m 0700 -p /var/lib/agentwire
 VOLUME /var/lib/agentwire
 WORKDIR /workspace
 EXPOSE 2468

@@ -228,7 +228,8 @@ async function main() {
   if (!only || only === 'fanout') {
     // A fresh daemon, so rss_mb_<N> is the readers' cost and not what earlier floods left in the
     // heap. One session serves up to 5,000 readers here; the default subscriber cap is 64.
-    const f = await startDaemon([...store(), '--max-subscribers', '10000']);
+    // --max-connections: BENCH_FANOUT may ask for more readers than the default 10,000 sockets.
+    const f = await startDaemon([...store(), '--max-subscribers', '10000', '--max-connections', '19000']);
     const sizes = process.env.BENCH_FANOUT ? process.env.BENCH_FANOUT.split(',').map(Number) : [100, 1000, 5000];
     try {
       for (const n of sizes) await fanout(f, n);

@@ -7,12 +7,16 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 enableCompileCache();
-const { main } = await import('../dist/agentwire.mjs');
-
-main(process.argv.slice(2)).catch((err) => {
-  console.error(err);
+// main() reports its own start-up failures (src/startup-failure.ts); what reaches here is
+// unexpected (a missing build, say): one line as well, the stack only with AGENTWIRE_DEBUG=1.
+try {
+  const { main } = await import('../dist/agentwire.mjs');
+  await main(process.argv.slice(2));
+} catch (err) {
+  console.error(`agentwire: ${String(err?.message ?? err).replace(/\s*\n\s*/g, '; ')} (unexpected; AGENTWIRE_DEBUG=1 prints its stack trace)`);
+  if (process.env.AGENTWIRE_DEBUG === '1') console.error(err);
   process.exit(1);
-});
+}
 
 /**
  * Node 22.1 and later keep V8's compiled code of the bundle on disk, so a start after the first

@@ -10,6 +10,7 @@ import { Config, ConfigError, warmSizes } from './config.js';
 import { ApiError } from './errors.js';
 import { agentRoutes } from './http/agents.js';
 import { installAuth } from './http/auth.js';
+import { boundConnections, receiveTimeouts } from './http/connections.js';
 import { installCors } from './http/cors.js';
 import { eventRoutes } from './http/events.js';
 import { daemonRoutes } from './http/health.js';
@@ -26,8 +27,9 @@ import { loggerOptions, requestIdOptions } from './logging.js';
 import { Metrics } from './metrics/registry.js';
 import type { EventStore } from './store/event-store.js';
 import { openStore } from './store/open-store.js';
+import { logPrepared } from './store/private-dir.js';
 import type { AgentBoundary } from './process/agent-env.js';
-import { agentCanRead, agentCanUse, resolveAgentUser } from './process/agent-user.js';
+import { agentCanEnter, agentCanRead, agentCanUse, resolveAgentUser } from './process/agent-user.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { resolveCwd } from './sessions/session-paths.js';
 import { randomIds, systemClock, type Clock, type IdGenerator } from './util/deps.js';
@@ -66,15 +68,16 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   const config = Config.parse(deps.config ?? {});
   const ids = deps.ids ?? randomIds;
   const routes = new RouteTable();
+  const timeouts = receiveTimeouts(config.requestTimeoutMs);
   const app = Fastify({
     logger: deps.logger || deps.logStream ? loggerOptions(config.logLevel, deps.logStream) : false,
     ...requestIdOptions(ids),
     bodyLimit: config.bodyLimitBytes,
-    // SSE and NDJSON streams stay open indefinitely; only idle keep-alive sockets time out.
-    requestTimeout: 0,
+    // A request must arrive whole in time (408); the answer, an SSE stream say, is not bounded.
+    requestTimeout: timeouts.requestTimeout,
     clientErrorHandler: clientErrorAnswerer(routes),
     // Node would answer a request without Host with a bare 400; the Host check answers it instead.
-    http: { requireHostHeader: false },
+    http: { requireHostHeader: false, headersTimeout: timeouts.headersTimeout, connectionsCheckingInterval: timeouts.connectionsCheckingInterval },
     // While draining, our own hook answers (problem+json, and health says "draining").
     return503OnClosing: false,
     // Session ids may be 128 characters; longer ones get a 400 from validation, not a 414.
@@ -98,7 +101,8 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   const agentsDir = config.agentsDir ?? (config.dataDir ? join(config.dataDir, 'agents') : defaultAgentsDir());
   const agentConfig = { ...config, agentsDir };
   const registry = deps.registry ?? createRegistry({ ...agentConfig, boundary }, deps.agentEnv?.env);
-  const metrics: Metrics = new Metrics({ sessions: () => sessions.all(), warm: () => sessions.warmCounts() });
+  const metrics: Metrics = new Metrics({ sessions: () => sessions.all(), warm: () => sessions.warmCounts(), connections: () => connections.open });
+  const connections = boundConnections(app.server, config.maxConnections, () => metrics.connectionRefused());
   const warm = warmSizes(config.warm);
   for (const agent of Object.keys(warm)) {
     if (!registry[agent as keyof AgentRegistry]?.spareServes) throw new ConfigError(`--warm ${agent}=…: agent '${agent}' keeps no warm spares in this build`);
@@ -112,7 +116,12 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     user,
     onInstall: (agent, outcome) => metrics.agentInstalled(agent, outcome),
   });
-  const store = deps.store ?? openStore(config);
+  const store = deps.store ?? openStore(config, (prepared) => logPrepared(app.log, prepared));
+  // The data dir is 0700 by now (private-dir.ts); the kernel still has the last word (an ACL).
+  if (user && !deps.store && store.durable && config.dataDir && (await agentCanEnter(config.dataDir, user))) {
+    store.close();
+    throw new ConfigError(`--data-dir ${config.dataDir}: the agent user '${user.name}' can enter or list it (an ACL?); make it readable by the daemon only (setfacl -b, chmod 700) or choose another --data-dir`);
+  }
   const offerings = new AgentOfferings({
     registry,
     boundary: { env: { ...process.env, ...deps.agentEnv?.env }, user },

@@ -74,6 +74,9 @@ export const OPTIONS = {
   endedSessionTtlMs: opt({ flag: 'ended-session-ttl-ms', env: 'ENDED_SESSION_TTL_MS', schema: int(0).default(3_600_000), help: 'forget ended sessions after this long (0: keep until the limit needs room)' }),
   maxEventsPerSession: opt({ flag: 'max-events-per-session', env: 'MAX_EVENTS_PER_SESSION', schema: int(10).default(100_000), help: 'events kept per session (oldest evicted)' }),
   maxBytesPerSession: opt({ flag: 'max-bytes-per-session', env: 'MAX_BYTES_PER_SESSION', schema: int(1024).default(64 * 1024 * 1024), help: 'JSON bytes of events and raw payloads kept per session' }),
+  // Bounded connections (src/http/connections.ts): a request arrives whole in time, sockets are counted.
+  requestTimeoutMs: opt({ flag: 'request-timeout', env: 'REQUEST_TIMEOUT', schema: duration.pipe(z.number().min(100, 'use at least 100ms')).default(30_000), shownDefault: '30s', help: 'a request (headers and body) must arrive whole within this, or it is answered 408 and its connection closed; responses, streams included, are not bounded by it (e.g. 30s, 2m)' }),
+  maxConnections: opt({ flag: 'max-connections', env: 'MAX_CONNECTIONS', schema: int(1).default(10_000), help: 'connections served at once; one more is answered 503 and closed (keep it under the open-file limit, ulimit -n)' }),
   bodyLimitBytes: opt({ flag: 'body-limit', env: 'BODY_LIMIT', schema: int(1024).default(1024 * 1024), help: 'request body size limit in bytes' }),
   maxSubscribersPerSession: opt({ flag: 'max-subscribers', env: 'MAX_SUBSCRIBERS', schema: int(1).default(64), help: 'concurrent event streams per session' }),
   subscriberMaxLag: opt({ flag: 'subscriber-max-lag', env: 'SUBSCRIBER_MAX_LAG', schema: int(1).default(10_000), help: 'events a stream may fall behind before it is closed' }),
@@ -204,7 +207,7 @@ function checkBoundary(config: Config): Config {
   try {
     text = readFileSync(config.tokenFile, 'utf8');
   } catch (err) {
-    throw new ConfigError(`--token-file ${config.tokenFile}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new ConfigError(`--token-file ${config.tokenFile}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); write the token there (openssl rand -hex 24 > FILE; chmod 600 FILE) or point --token-file at the file that has it`);
   }
   const token = OPTIONS.token.schema.safeParse(text.trim());
   if (!token.success) throw new ConfigError(`--token-file ${config.tokenFile}: the token in it is refused: ${token.error.issues[0]?.message}`);

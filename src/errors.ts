@@ -32,6 +32,7 @@ export const CATALOGUE = {
   agent_io_failed: { status: 502, title: 'Agent did not accept the input' },
   agent_install_failed: { status: 502, title: 'Agent install failed' },
   shutting_down: { status: 503, title: 'Daemon is shutting down' },
+  too_many_connections: { status: 503, title: 'Connection limit reached' },
   store_unavailable: { status: 507, title: 'Event store cannot take writes' },
 } as const;
 

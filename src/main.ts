@@ -1,13 +1,14 @@
 // `agentwire server`: parse config, build the app, listen, and shut down gracefully (every agent
 // process group is terminated and every stream told before the daemon exits). Nothing else.
 import { buildApp } from './app.js';
-import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, flagHelp, loadConfig, redacted } from './config.js';
-import { daemonToken, tokenAnnouncement, type DaemonToken } from './daemon-token.js';
+import { flagHelp, loadConfig, redacted } from './config.js';
+import { daemonToken, TOKEN_FILE, tokenAnnouncement, type DaemonToken } from './daemon-token.js';
 import { installCommand } from './install-command.js';
 import { startupWarnings } from './startup-warnings.js';
-import { StoreInUseError } from './store/sqlite-store.js';
+import { reportStartupFailure } from './startup-failure.js';
+import { STORE_FILES } from './store/data-dir.js';
+import { logPrepared, prepareDataDir, type PreparedDir } from './store/private-dir.js';
 import { tokenCommand } from './token-command.js';
 import { VERSION } from './version.js';
 
@@ -48,28 +49,23 @@ export async function main(argv: string[]): Promise<void> {
   let config;
   let app;
   let token: DaemonToken;
+  let prepared: PreparedDir | undefined;
   try {
     config = loadConfig(rest);
-    if (config.persist === 'on' && config.dataDir) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+    // The data dir is made private before anything is written to it: the token file first.
+    if (config.persist === 'on' && config.dataDir) prepared = prepareDataDir(config.dataDir, [...STORE_FILES, TOKEN_FILE]);
     // Without --token, --token-file or --no-token the daemon makes its own (src/daemon-token.ts).
     token = daemonToken(config, rest);
     config = { ...config, token: token.token };
     // buildApp refuses an --agent-user it cannot switch to (src/process/agent-user.ts).
     ({ app } = await buildApp({ config, logger: true }));
   } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`agentwire: ${err.message}`);
-    } else if (err instanceof StoreInUseError || isStoreOpenError(err)) {
-      // The data dir is held by another daemon, not writable, or holds a store from a newer
-      // agentwire: say which, without a stack trace.
-      console.error(`agentwire: cannot open the store in ${config?.dataDir}: ${(err as Error).message}`);
-    } else {
-      throw err;
-    }
-    process.exitCode = 2;
+    // One line naming the cause and the fix, exit 2 or 1 (src/startup-failure.ts).
+    reportStartupFailure(err, config);
     return;
   }
   app.log.info({ config: redacted(config), version: VERSION, token: token.source }, 'starting');
+  if (prepared) logPrepared(app.log, prepared);
   for (const warning of startupWarnings(config, token, { uid: process.getuid?.() })) app.log.warn(warning);
   let stopping = false;
   const stop = async (signal: string) => {
@@ -86,7 +82,14 @@ export async function main(argv: string[]): Promise<void> {
   };
   // SIGHUP too: a closed terminal would otherwise kill the daemon without ending its agents.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    // A port in use, say: end what buildApp started (warm spares, the store's lock) and say why.
+    await app.close().catch(() => {});
+    reportStartupFailure(err, config);
+    return;
+  }
   const announcement = tokenAnnouncement(token, baseUrl(config.host, (app.server.address() as AddressInfo).port));
   if (announcement) console.error(announcement);
 }
@@ -95,9 +98,4 @@ export async function main(argv: string[]): Promise<void> {
 function baseUrl(host: string, port: number): string {
   const name = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
   return `http://${name}:${port}`;
-}
-
-function isStoreOpenError(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return (typeof code === 'string' && (code.startsWith('SQLITE_') || code === 'EACCES' || code === 'EROFS' || code === 'ENOSPC')) || /schema version/.test(String(err));
 }

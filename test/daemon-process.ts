@@ -150,6 +150,31 @@ export async function setUpInstall(): Promise<void> {
   shared = await runInstall();
 }
 
+/**
+ * A daemon on the shared install that is expected not to start: resolves with its exit code,
+ * stderr and how long it took, or rejects if it is still running after `timeoutMs` (then killed).
+ */
+export async function startRefused(options: DaemonOptions, timeoutMs = 10_000): Promise<{ code: number | null; stderr: string; ms: number }> {
+  if (!shared) throw new Error('setUpInstall() must run first (beforeAll)');
+  const started = performance.now();
+  const daemon = new DaemonProcess(shared.dir, { ...options, env: options.env ?? cleanEnv() });
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      daemon.stop();
+      reject(new Error(`the daemon did not exit within ${timeoutMs} ms; stderr: ${daemon.stderr}`));
+    }, timeoutMs);
+  });
+  try {
+    const { code } = await Promise.race([daemon.exited, timedOut]);
+    const stderr = daemon.child.stderr!;
+    if (!stderr.readableEnded) await new Promise((resolve) => stderr.once('end', resolve).once('close', resolve)); // 'exit' can come before the last output
+    return { code, stderr: daemon.stderr, ms: performance.now() - started };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** afterAll. */
 export function removeInstall(): void {
   shared?.remove();

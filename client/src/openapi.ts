@@ -866,7 +866,7 @@ export interface components {
              * @description Stable; the catalogue is in docs/http-api.md
              * @enum {string}
              */
-            code: "invalid_request" | "malformed_json" | "invalid_cwd" | "offset_ahead" | "unauthorized" | "not_found" | "method_not_allowed" | "session_not_found" | "permission_not_found" | "question_not_found" | "session_exists" | "turn_in_progress" | "session_ended" | "permission_already_resolved" | "question_already_resolved" | "no_turn_running" | "request_timeout" | "events_evicted" | "body_too_large" | "headers_too_large" | "unsupported_media_type" | "host_not_allowed" | "too_many_sessions" | "too_many_subscribers" | "internal_error" | "agent_not_available" | "agent_start_failed" | "agent_io_failed" | "agent_install_failed" | "shutting_down" | "store_unavailable";
+            code: "invalid_request" | "malformed_json" | "invalid_cwd" | "offset_ahead" | "unauthorized" | "not_found" | "method_not_allowed" | "session_not_found" | "permission_not_found" | "question_not_found" | "session_exists" | "turn_in_progress" | "session_ended" | "permission_already_resolved" | "question_already_resolved" | "no_turn_running" | "request_timeout" | "events_evicted" | "body_too_large" | "headers_too_large" | "unsupported_media_type" | "host_not_allowed" | "too_many_sessions" | "too_many_subscribers" | "internal_error" | "agent_not_available" | "agent_start_failed" | "agent_io_failed" | "agent_install_failed" | "shutting_down" | "too_many_connections" | "store_unavailable";
         } & {
             [key: string]: unknown;
         };

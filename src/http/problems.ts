@@ -41,7 +41,14 @@ function toApiError(error: FastifyError): ApiError {
   return new ApiError('internal_error', 'The daemon hit an unexpected error; it has been logged.');
 }
 
-/** Writes a complete problem+json response straight to a socket and closes it. */
+/** How long a socket answered this way may stay half-open for the client to read and close. */
+const RAW_LINGER_MS = 2_000;
+
+/**
+ * Writes a complete problem+json response straight to a socket and closes it: our side at once
+ * (FIN after the answer), the descriptor once the client closes too, or after RAW_LINGER_MS,
+ * so that a client that keeps sending (a trickled body) cannot keep it.
+ */
 export function writeRawProblem(socket: Socket, problem: ApiError): void {
   const body = JSON.stringify(problem.toProblem());
   const extra = Object.entries(problem.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
@@ -49,6 +56,7 @@ export function writeRawProblem(socket: Socket, problem: ApiError): void {
     `HTTP/1.1 ${problem.status} ${problem.title}\r\nContent-Type: application/problem+json\r\n${extra}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+  setTimeout(() => socket.destroy(), RAW_LINGER_MS).unref();
 }
 
 type ClientError = Error & { code?: string; rawPacket?: unknown };
@@ -76,7 +84,7 @@ function clientProblem(error: ClientError, routes: RouteTable): ApiError {
       return new ApiError('headers_too_large', 'The request line or headers are larger than the server accepts.');
     case 'ERR_HTTP_REQUEST_TIMEOUT':
     case 'HPE_HEADERS_TIMEOUT':
-      return new ApiError('request_timeout', 'The request was not received in time.');
+      return new ApiError('request_timeout', 'The request (its headers and body) did not arrive within the bound (--request-timeout); send it whole, then wait for the answer.');
     case 'HPE_INVALID_METHOD': {
       // The parser stops at the method, but the request line is in the packet it refused.
       const line = /^([!-~]{1,32}) (\S{1,8192}) HTTP\/1\.[01]\r?\n/.exec(Buffer.isBuffer(error.rawPacket) ? error.rawPacket.toString('latin1') : '');

@@ -25,6 +25,8 @@ export interface MetricsOptions {
   now?: () => number;
   /** Warm spares per agent (--warm), read at each scrape. */
   warm?: () => Partial<Record<string, { ready: number; starting: number }>>;
+  /** Connections served now (src/http/connections.ts), read at each scrape. */
+  connections?: () => number;
 }
 
 export type InstallOutcome = 'installed' | 'reused' | 'failed';
@@ -43,6 +45,7 @@ export class Metrics {
   private readonly subscribers: Gauge<'format'>;
   private readonly dropped: Counter<'reason'>;
   private readonly installs: Counter<'agent' | 'outcome'>;
+  private readonly refusedConnections: Counter;
   private readonly processes: { stop: () => void };
 
   constructor(options: MetricsOptions) {
@@ -113,6 +116,16 @@ export class Metrics {
     this.subscribers.set({ format: 'sse' }, 0);
     this.subscribers.set({ format: 'ndjson' }, 0);
     this.dropped = counter('agentwire_stream_subscribers_dropped_total', 'Streams the daemon closed because the client fell too far behind (lag) or behind what the log still held (evicted)', ['reason'] as const);
+    new Gauge({
+      name: 'agentwire_connections',
+      help: 'HTTP connections served now (bounded by --max-connections)',
+      registers,
+      collect() {
+        this.set(options.connections?.() ?? 0);
+      },
+    });
+    this.refusedConnections = counter('agentwire_connections_refused_total', 'Connections answered 503 too_many_connections and closed because --max-connections were open', []);
+    this.refusedConnections.inc(0);
     this.installs = counter('agentwire_agent_installs_total', 'Agent CLI installs (API and autoInstall), by agent and outcome', ['agent', 'outcome'] as const);
     this.processes = agentProcessMetrics(this.registry);
   }
@@ -132,6 +145,10 @@ export class Metrics {
 
   subscriberDropped(reason: DropReason): void {
     this.dropped.inc({ reason });
+  }
+
+  connectionRefused(): void {
+    this.refusedConnections.inc();
   }
 
   agentInstalled(agent: string, outcome: InstallOutcome): void {

@@ -88,6 +88,11 @@ export function agentCanRead(path: string, user: AgentUser): Promise<boolean> {
   return testAs(user, 'test -r "$1"', path);
 }
 
+/** True when the agent user may list or enter `dir` (the data dir must allow neither). */
+export function agentCanEnter(dir: string, user: AgentUser): Promise<boolean> {
+  return testAs(user, 'test -r "$1" || test -x "$1"', dir);
+}
+
 /** Asks the kernel, by running `test` as the user: permission bits, ACLs and mounts all count. */
 async function testAs(user: AgentUser, script: string, path: string): Promise<boolean> {
   const { execa } = await import('execa');

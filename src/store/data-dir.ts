@@ -3,8 +3,8 @@
 //   <data-dir>/agentwire.db (+ -wal)   the event store (SqliteStore), locked by the running daemon
 //   <data-dir>/agents/                 the installed agent CLIs (unless --agents-dir says otherwise)
 //
-// It is created 0700: it holds every transcript, and an agent running as another user
-// (--agent-user) must not be able to read it.
+// It is private (private-dir.ts): owned by the daemon's user, 0700, its files 0600. It holds every
+// transcript, and an agent running as another user (--agent-user) must not be able to read it.
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -16,3 +16,5 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export const STORE_FILE = 'agentwire.db';
+/** The store's file and the files SQLite keeps beside it: all private (0600). */
+export const STORE_FILES = [STORE_FILE, `${STORE_FILE}-wal`, `${STORE_FILE}-shm`, `${STORE_FILE}-journal`] as const;

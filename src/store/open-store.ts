@@ -1,20 +1,32 @@
 // Choosing and opening the store for a config (see data-dir.ts for the layout).
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { STORE_FILE } from './data-dir.js';
+import { ConfigError } from '../config.js';
+import { STORE_FILE, STORE_FILES } from './data-dir.js';
 import type { EventStore } from './event-store.js';
 import { MemoryStore } from './memory-store.js';
+import { prepareDataDir, privateFile, type PreparedDir } from './private-dir.js';
 import { SqliteStore } from './sqlite-store.js';
 
 /**
  * The store the config asks for: SQLite in the data dir when persistence is on and a data dir is
- * known (the CLI always knows one), memory otherwise. Throws StoreInUseError when another daemon
- * holds the data dir.
+ * known (the CLI always knows one), memory otherwise. The data dir is made private first
+ * (private-dir.ts: a ConfigError when it cannot be), and the database file created 0600 before
+ * SQLite opens it, so that its -wal and -shm are 0600 too. `onPrepared` hears what preparing
+ * changed. Throws StoreInUseError when another daemon holds the data dir.
  */
-export function openStore(config: Pick<Config, 'persist' | 'dataDir' | 'fsync'>): EventStore {
+export function openStore(config: Pick<Config, 'persist' | 'dataDir' | 'fsync'>, onPrepared?: (prepared: PreparedDir) => void): EventStore {
   if (config.persist === 'off' || !config.dataDir) return new MemoryStore();
-  const dir = resolve(config.dataDir);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return new SqliteStore(join(dir, STORE_FILE), { fsync: config.fsync });
+  const prepared = prepareDataDir(config.dataDir, STORE_FILES);
+  onPrepared?.(prepared);
+  const file = join(prepared.dir, STORE_FILE);
+  if (!existsSync(file)) {
+    try {
+      privateFile(file);
+    } catch (err) {
+      throw new ConfigError(`--data-dir ${config.dataDir}: cannot create ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); choose a --data-dir on a writable file system`);
+    }
+  }
+  return new SqliteStore(file, { fsync: config.fsync });
 }
