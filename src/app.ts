@@ -15,6 +15,7 @@ import { installCors } from './http/cors.js';
 import { eventRoutes } from './http/events.js';
 import { daemonRoutes } from './http/health.js';
 import { installHostCheck } from './http/host.js';
+import { installOriginCheck } from './http/origin.js';
 import { inspectorRoutes } from './http/inspector.js';
 import { installJsonParser } from './http/json-body.js';
 import { metricsRoutes } from './http/metrics.js';
@@ -157,8 +158,11 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     },
   });
 
-  // The Host check comes first: a request for a name that is not ours runs nothing else.
+  // The Host check comes first: a request for a name that is not ours runs nothing else. Then the
+  // Origin check: a request a page on another origin sent runs nothing else either, its CORS
+  // preflight included.
   installHostCheck(app, config.host, config.allowedHosts);
+  installOriginCheck(app, config.corsOrigins);
   recordRoutes(app, routes);
   app.server.on('connect', answerConnect(routes, writeRawProblem));
   installProblemHandlers(app, routes);

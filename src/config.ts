@@ -66,7 +66,7 @@ export const OPTIONS = {
   // The agent/daemon boundary (docs/security.md): a token no agent can read, agents as another user.
   tokenFile: opt({ flag: 'token-file', env: 'TOKEN_FILE', schema: z.string().min(1).optional(), help: 'read the token from this file (trimmed; not with --token), so it is in no environment or command line' }),
   agentUser: opt({ flag: 'agent-user', env: 'AGENT_USER', schema: z.string().min(1).optional(), help: 'run agents and their tools as this OS user (name or uid); needs root (or CAP_SETUID, CAP_SETGID, CAP_KILL, CAP_CHOWN) and a token' }),
-  corsOrigins: opt({ flag: 'cors-origin', env: 'CORS_ORIGIN', schema: z.array(corsOrigin).default([]), kind: 'list', help: 'allowed browser origin (repeatable, or *); CORS is off without it' }),
+  corsOrigins: opt({ flag: 'cors-origin', env: 'CORS_ORIGIN', schema: z.array(corsOrigin).default([]), kind: 'list', help: 'browser origin allowed to call the daemon at all, with CORS (repeatable, or * for any); without it pages on other origins get 403' }),
   corsMethods: opt({ flag: 'cors-methods', env: 'CORS_METHODS', schema: list.default(['GET', 'POST', 'DELETE', 'OPTIONS']), kind: 'list', help: 'methods allowed cross-origin' }),
   corsHeaders: opt({ flag: 'cors-headers', env: 'CORS_HEADERS', schema: list.default(['Authorization', 'Content-Type', 'Last-Event-ID', 'Accept']), kind: 'list', help: 'request headers allowed cross-origin' }),
   logLevel: opt({ flag: 'log-level', env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), help: 'pino log level (also LOG_LEVEL)' }),

@@ -7,6 +7,7 @@ export const CATALOGUE = {
   invalid_cwd: { status: 400, title: 'Working directory does not exist' },
   offset_ahead: { status: 400, title: 'Cursor is past the last event' },
   unauthorized: { status: 401, title: 'Missing or invalid bearer token' },
+  origin_not_allowed: { status: 403, title: 'Origin not allowed' },
   not_found: { status: 404, title: 'No such route' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   session_not_found: { status: 404, title: 'Session not found' },

@@ -866,7 +866,7 @@ export interface components {
              * @description Stable; the catalogue is in docs/http-api.md
              * @enum {string}
              */
-            code: "invalid_request" | "malformed_json" | "invalid_cwd" | "offset_ahead" | "unauthorized" | "not_found" | "method_not_allowed" | "session_not_found" | "permission_not_found" | "question_not_found" | "session_exists" | "turn_in_progress" | "session_ended" | "permission_already_resolved" | "question_already_resolved" | "no_turn_running" | "request_timeout" | "events_evicted" | "body_too_large" | "headers_too_large" | "unsupported_media_type" | "host_not_allowed" | "too_many_sessions" | "too_many_subscribers" | "internal_error" | "agent_not_available" | "agent_start_failed" | "agent_io_failed" | "agent_install_failed" | "shutting_down" | "too_many_connections" | "store_unavailable";
+            code: "invalid_request" | "malformed_json" | "invalid_cwd" | "offset_ahead" | "unauthorized" | "origin_not_allowed" | "not_found" | "method_not_allowed" | "session_not_found" | "permission_not_found" | "question_not_found" | "session_exists" | "turn_in_progress" | "session_ended" | "permission_already_resolved" | "question_already_resolved" | "no_turn_running" | "request_timeout" | "events_evicted" | "body_too_large" | "headers_too_large" | "unsupported_media_type" | "host_not_allowed" | "too_many_sessions" | "too_many_subscribers" | "internal_error" | "agent_not_available" | "agent_start_failed" | "agent_io_failed" | "agent_install_failed" | "shutting_down" | "too_many_connections" | "store_unavailable";
         } & {
             [key: string]: unknown;
         };
@@ -1093,6 +1093,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `host_not_allowed`: Host not allowed */
             421: {
                 headers: {
@@ -1156,6 +1165,15 @@ export interface operations {
                 headers: {
                     /** @description `Bearer realm="agentwire"`, with `error="invalid_token"` when a token was sent but is wrong (RFC 6750) */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1229,6 +1247,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `host_not_allowed`: Host not allowed */
             421: {
                 headers: {
@@ -1292,6 +1319,15 @@ export interface operations {
                 headers: {
                     /** @description `Bearer realm="agentwire"`, with `error="invalid_token"` when a token was sent but is wrong (RFC 6750) */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1374,6 +1410,15 @@ export interface operations {
                 headers: {
                     /** @description `Bearer realm="agentwire"`, with `error="invalid_token"` when a token was sent but is wrong (RFC 6750) */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1510,6 +1555,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `session_not_found`: Session not found */
             404: {
                 headers: {
@@ -1595,6 +1649,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `host_not_allowed`: Host not allowed */
             421: {
                 headers: {
@@ -1660,6 +1723,15 @@ export interface operations {
                 headers: {
                     /** @description `Bearer realm="agentwire"`, with `error="invalid_token"` when a token was sent but is wrong (RFC 6750) */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1785,6 +1857,15 @@ export interface operations {
                 headers: {
                     /** @description `Bearer realm="agentwire"`, with `error="invalid_token"` when a token was sent but is wrong (RFC 6750) */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1924,6 +2005,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `session_not_found`: Session not found */
             404: {
                 headers: {
@@ -2054,6 +2144,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `session_not_found`: Session not found */
             404: {
                 headers: {
@@ -2148,6 +2247,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `session_not_found`: Session not found */
             404: {
                 headers: {
@@ -2236,6 +2344,15 @@ export interface operations {
                 headers: {
                     /** @description `Bearer realm="agentwire"`, with `error="invalid_token"` when a token was sent but is wrong (RFC 6750) */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2337,6 +2454,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `session_not_found`: Session not found */
             404: {
                 headers: {
@@ -2430,6 +2556,15 @@ export interface operations {
                 headers: {
                     /** @description `Bearer realm="agentwire"`, with `error="invalid_token"` when a token was sent but is wrong (RFC 6750) */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2553,6 +2688,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `session_not_found`: Session not found; `question_not_found`: Question not found */
             404: {
                 headers: {
@@ -2666,6 +2810,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `session_not_found`: Session not found; `question_not_found`: Question not found */
             404: {
                 headers: {
@@ -2760,6 +2913,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `host_not_allowed`: Host not allowed */
             421: {
                 headers: {
@@ -2826,6 +2988,15 @@ export interface operations {
                 headers: {
                     /** @description `Bearer realm="agentwire"`, with `error="invalid_token"` when a token was sent but is wrong (RFC 6750) */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2938,6 +3109,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `host_not_allowed`: Host not allowed */
             421: {
                 headers: {
@@ -3011,6 +3191,15 @@ export interface operations {
                 headers: {
                     /** @description `Bearer realm="agentwire"`, with `error="invalid_token"` when a token was sent but is wrong (RFC 6750) */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -70,12 +70,13 @@ export function securityOf(path: string): NonNullable<RouteConfig['security']> {
 
 /**
  * The codes any operation can answer with whatever it does: a query parameter it does not take
- * or a bad Host header (400), a Host that is not this daemon's (421), a bug (500); behind the
+ * or a bad Host header (400), a page on an origin that may not call (403), a Host that is not
+ * this daemon's (421), a bug (500); behind the
  * token a missing or wrong one (401) and a draining daemon (503, app.ts exempts health only);
  * writes refused while the store cannot take them (507, app.ts: every method but GET/HEAD/OPTIONS).
  */
 function crossCutting(method: Method, path: string): ErrorCode[] {
-  const codes: ErrorCode[] = ['invalid_request', 'host_not_allowed', 'internal_error'];
+  const codes: ErrorCode[] = ['invalid_request', 'origin_not_allowed', 'host_not_allowed', 'internal_error'];
   if (!isOpen(path)) codes.push('unauthorized', 'shutting_down');
   if (method !== 'get' && method !== 'head' && method !== 'options') codes.push('store_unavailable');
   return codes;
