@@ -30,10 +30,10 @@ const FLOOD = 20_000;
 
 describe('session.events() reconnects', () => {
   it('yields 1..N exactly while a proxy cuts every connection at random byte counts during a flood', async () => {
-    const { port, client: direct } = await startClientDaemon();
+    const { port, token, client: direct } = await startClientDaemon();
     // From 200 bytes (inside the response head) to 200 kB (hundreds of frames).
     const { proxy: cutter, baseUrl } = await proxy(port, () => 200 + Math.floor(Math.random() * 200_000));
-    const client = createClient({ baseUrl });
+    const client = createClient({ baseUrl, token });
     const session = await direct.sessions.create({ agent: 'mock' });
     const reconnects: ReconnectInfo[] = [];
     const options = { reconnect: { initialDelayMs: 20 }, onReconnect: (r: ReconnectInfo) => void reconnects.push(r) };
@@ -65,7 +65,8 @@ describe('session.events() reconnects', () => {
     const args = ['--persist', 'on', '--data-dir', dataDir];
     const first = await startClientDaemon(args);
     const { proxy: front, baseUrl } = await proxy(first.port, () => Infinity);
-    const client = createClient({ baseUrl });
+    // The second daemon reads the token the first one made from the same data dir.
+    const client = createClient({ baseUrl, token: first.token });
     const session = await client.sessions.create({ agent: 'mock' });
     const reconnects: ReconnectInfo[] = [];
     const seen: UniversalEvent[] = [];
