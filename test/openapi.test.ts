@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApi } from '../src/schema/openapi.js';
+import { buildOpenApi } from '../src/openapi/document.js';
 import { makeApp } from './helpers.js';
 import { VERSION } from '../src/version.js';
 import { EVENT_TYPES } from '../src/schema/events.js';
