@@ -60,6 +60,8 @@ export interface App {
   config: Config;
   agents: AgentDiscovery;
   store: EventStore;
+  /** Every route the app serves, as registered (src/http/methods.ts). */
+  routes: RouteTable;
 }
 
 export async function buildApp(deps: AppDeps = {}): Promise<App> {
@@ -198,7 +200,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   const restored = sessions.restoreStored();
   if (restored > 0) app.log.info({ restored }, 'sessions restored from the store');
   app.addHook('onReady', async () => sessions.fillWarmPool());
-  return { app, sessions, config, agents, store };
+  return { app, sessions, config, agents, store, routes };
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
