@@ -52,7 +52,7 @@ const englishOnly = {
 
 /** `.openapi(…)` (zod-to-openapi) records a schema's OpenAPI metadata: it clones the schema into a
  *  metadata registry, and wraps `.optional()`, `.nullable()`, `.extend()` … to carry it along. The
- *  only reader of that metadata is src/schema/openapi.ts, which writes openapi.json at build time
+ *  only reader of that metadata is src/openapi/document.ts, which writes openapi.json at build time
  *  (`npm run openapi`, from dist/, not from this bundle) and is not part of the daemon; the daemon
  *  serves the committed openapi.json. So in the bundle `.openapi()` returns its schema unchanged:
  *  the same validation, without the clones and the wrappers at every start (and without the

@@ -8,22 +8,19 @@ import { AgentOfferings } from './agents/offerings.js';
 import { createRegistry, type AgentRegistry } from './agents/registry.js';
 import { Config, ConfigError, warmSizes } from './config.js';
 import { ApiError } from './errors.js';
-import { agentRoutes } from './http/agents.js';
-import { installAuth } from './http/auth.js';
+import { authOf, installAuth } from './http/auth.js';
 import { boundConnections, receiveTimeouts } from './http/connections.js';
 import { installCors } from './http/cors.js';
-import { eventRoutes } from './http/events.js';
-import { daemonRoutes } from './http/health.js';
 import { installHostCheck } from './http/host.js';
 import { installOriginCheck } from './http/origin.js';
 import { inspectorRoutes } from './http/inspector.js';
 import { installJsonParser } from './http/json-body.js';
-import { metricsRoutes } from './http/metrics.js';
+import { installMetricsHooks } from './http/metrics.js';
 import { answerConnect, recordRoutes, RouteTable } from './http/methods.js';
 import { clientErrorAnswerer, installProblemHandlers, writeRawProblem } from './http/problems.js';
-import { sessionRoutes } from './http/sessions.js';
+import { registerRoutes } from './http/route.js';
+import { ROUTES } from './http/routes.js';
 import { refuseUndeclaredQueries, ZOD_ONLY_SCHEMAS } from './http/validate.js';
-import { turnStreamRoutes } from './http/turn-stream.js';
 import { loggerOptions, requestIdOptions } from './logging.js';
 import { Metrics } from './metrics/registry.js';
 import type { EventStore } from './store/event-store.js';
@@ -63,6 +60,8 @@ export interface App {
   config: Config;
   agents: AgentDiscovery;
   store: EventStore;
+  /** Every route the app serves, as registered (src/http/methods.ts). */
+  routes: RouteTable;
 }
 
 export async function buildApp(deps: AppDeps = {}): Promise<App> {
@@ -177,7 +176,8 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
 
   let draining = false;
   app.addHook('onRequest', async (req) => {
-    if (draining && req.routeOptions.url !== '/v1/health') {
+    // Open routes (health) answer while draining: a load balancer reads "draining" there.
+    if (draining && authOf(req) !== 'open') {
       throw new ApiError('shutting_down', 'The daemon is shutting down; retry against its replacement.');
     }
     // A store that cannot take writes (full disk, read-only data dir): reads still work, new work
@@ -186,12 +186,8 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
       throw new ApiError('store_unavailable', `The event store cannot take writes (${store.failure.code}: ${store.failure.message}) since ${store.failure.since}; free space in the data dir, the daemon recovers by itself.`);
     }
   });
-  daemonRoutes(app, () => draining);
-  sessionRoutes(app, sessions);
-  eventRoutes(app, sessions, config, metrics);
-  turnStreamRoutes(app, sessions, config, metrics);
-  agentRoutes(app, agents, offerings, () => sessions.warmCounts());
-  metricsRoutes(app, metrics);
+  registerRoutes(app, ROUTES, { sessions, agents, offerings, config, metrics, isDraining: () => draining, startedAt: Date.now() });
+  installMetricsHooks(app, metrics);
   inspectorRoutes(app, { dir: deps.webDir, tokenRequired: config.token !== undefined });
 
   // preClose, not onClose: the server waits for open connections before onClose runs, and live
@@ -204,7 +200,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   const restored = sessions.restoreStored();
   if (restored > 0) app.log.info({ restored }, 'sessions restored from the store');
   app.addHook('onReady', async () => sessions.fillWarmPool());
-  return { app, sessions, config, agents, store };
+  return { app, sessions, config, agents, store, routes };
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -7,6 +7,7 @@ import { createRegistry } from '../src/agents/registry.js';
 import type { AgentDriver } from '../src/agents/types.js';
 import type { App } from '../src/app.js';
 import { Config } from '../src/config.js';
+import { ROUTES } from '../src/http/routes.js';
 import { createMock, makeApp } from './helpers.js';
 import { expectProblem } from './http-problems.js';
 
@@ -25,24 +26,30 @@ async function secured(extra: Record<string, unknown> = {}) {
 }
 
 describe('bearer token', () => {
+  // Every declared route behind the token (src/http/routes.ts), with a body that would be accepted
+  // so that only the token is missing, and a path no route has (401 too: nothing is open by default).
+  const BODIES: Record<string, unknown> = {
+    createSession: { agent: 'mock' },
+    createSessionWithId: { agent: 'mock' },
+    postMessage: { message: 'hi' },
+    postMessageStream: { message: 'hi' },
+    replyPermission: { reply: 'once' },
+    replyQuestion: { answers: [] },
+  };
+  const SAMPLE: Record<string, string> = { id: 's1', permissionId: 'p1', questionId: 'q1', agent: 'mock' };
   const routes: [string, string, unknown?][] = [
-    ['GET', '/v1/sessions'],
-    ['POST', '/v1/sessions', { agent: 'mock' }],
-    ['POST', '/v1/sessions/s1', { agent: 'mock' }],
-    ['GET', '/v1/sessions/s1'],
-    ['DELETE', '/v1/sessions/s1'],
-    ['POST', '/v1/sessions/s1/messages', { message: 'hi' }],
-    ['POST', '/v1/sessions/s1/messages/stream', { message: 'hi' }],
-    ['POST', '/v1/sessions/s1/interrupt'],
-    ['POST', '/v1/sessions/s1/terminate'],
-    ['GET', '/v1/sessions/s1/events'],
-    ['GET', '/v1/sessions/s1/events/sse'],
-    ['POST', '/v1/sessions/s1/permissions/p1/reply', { reply: 'once' }],
-    ['POST', '/v1/sessions/s1/questions/q1/reply', { answers: [] }],
-    ['POST', '/v1/sessions/s1/questions/q1/reject'],
-    ['GET', '/openapi.json'],
+    ...ROUTES.filter((r) => r.auth !== 'open').map((r): [string, string, unknown?] => [
+      r.method.toUpperCase(),
+      r.path.replace(/:(\w+)/g, (_m, name: string) => SAMPLE[name]!),
+      BODIES[r.operationId],
+    ]),
     ['GET', '/no/such/route'],
   ];
+
+  it('has a body for every declared route that takes one', () => {
+    const needing = ROUTES.filter((r) => r.body !== undefined && r.body !== 'none' && !r.optionalBody).map((r) => r.operationId);
+    expect(Object.keys(BODIES).sort()).toEqual(needing.sort());
+  });
 
   it.each(routes)('%s %s answers 401 without a token, and with a wrong one', async (method, url, body) => {
     const a = await secured();

@@ -1,6 +1,6 @@
-// Bearer-token auth (--token). Every route but /v1/health and the inspector's static files (routes
-// with `config: { public: true }`, src/http/inspector.ts) needs `Authorization: Bearer <token>`;
-// the two streaming routes also take `?token=` because a browser EventSource cannot send headers.
+// Bearer-token auth (--token). Each route declares its auth class (route.ts; the inspector's static
+// files in inspector.ts), registered as its `config.auth`, so this hook reads it instead of
+// matching paths; a request no route took, or a route that declares none, needs the token.
 // CORS preflights are answered by the CORS plugin before this hook runs.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -8,17 +8,39 @@ import { ApiError } from '../errors.js';
 
 // RFC 6750 §3: a 401 names the scheme it wants, and says whether the token presented was wrong.
 const REALM = 'agentwire';
-// Exported for the OpenAPI document, whose `security` is derived from these two sets.
-export const OPEN_ROUTES: ReadonlySet<string> = new Set(['/v1/health']);
-export const QUERY_TOKEN_ROUTES: ReadonlySet<string> = new Set(['/v1/sessions/:id/events/sse', '/v1/sessions/:id/messages/stream']);
+
+/**
+ * - `open`: an API route anyone may call (health, for load balancers); it answers while draining.
+ * - `bearer`: `Authorization: Bearer <token>`.
+ * - `bearer-or-query-token`: the header, or `?token=` (the streams: a browser EventSource cannot
+ *   send headers).
+ * - `public`: a static file of the inspector, which holds no data: the page must load to ask for
+ *   the token. Not an API operation, so not in the document.
+ * The OpenAPI document's `security` is derived from the same class (src/openapi/cross-cutting.ts).
+ */
+export type RouteAuth = 'open' | 'bearer' | 'bearer-or-query-token' | 'public';
+/** The auth classes of API routes, the ones the document describes. */
+export type ApiAuth = Exclude<RouteAuth, 'public'>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's auth class; absent (no route, or one that declares none): 'bearer'. */
+    auth?: RouteAuth;
+  }
+}
+
+export function authOf(req: FastifyRequest): RouteAuth {
+  return req.routeOptions.config.auth ?? 'bearer';
+}
 
 export function installAuth(app: FastifyInstance, token: string | undefined): void {
   if (!token) return;
   const expected = digest(token);
   app.addHook('onRequest', async (req) => {
-    if (OPEN_ROUTES.has(req.routeOptions.url ?? '') || req.routeOptions.config.public) return;
+    const auth = authOf(req);
+    if (auth === 'open' || auth === 'public') return;
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) return; // a preflight
-    const presented = presentedToken(req);
+    const presented = presentedToken(req, auth === 'bearer-or-query-token');
     // Hashing first gives equal-length buffers, so the comparison time says nothing about the token.
     if (presented === undefined) {
       throw new ApiError('unauthorized', 'This daemon needs Authorization: Bearer <token>.', {}, { 'www-authenticate': `Bearer realm="${REALM}"` });
@@ -29,13 +51,13 @@ export function installAuth(app: FastifyInstance, token: string | undefined): vo
   });
 }
 
-function presentedToken(req: FastifyRequest): string | undefined {
+function presentedToken(req: FastifyRequest, queryToken: boolean): string | undefined {
   const header = req.headers.authorization;
   if (header) {
     const match = /^Bearer\s+(.+)$/i.exec(header.trim());
     return match?.[1];
   }
-  if (QUERY_TOKEN_ROUTES.has(req.routeOptions.url ?? '')) {
+  if (queryToken) {
     const value = (req.query as Record<string, unknown> | undefined)?.token;
     return typeof value === 'string' && value !== '' ? value : undefined;
   }

@@ -2,35 +2,50 @@
 // OpenAPI document.
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import { HealthResponse } from '../schema/api.js';
+import { draining, json } from '../schema/openapi-responses.js';
+import { z } from '../schema/zod.js';
 import { VERSION } from '../version.js';
+import { route } from './route.js';
 
-// The committed document, which a test keeps identical to what the schemas generate: serving the
-// file keeps the OpenAPI generator out of the daemon's start-up and memory. Only its `servers`
-// entry is replaced, with the address this daemon really listens on.
+// The committed document, which a test keeps identical to what the declarations generate: serving
+// the file keeps the OpenAPI generator out of the daemon's start-up and memory. Only its `servers`
+// entry is replaced, with the address this daemon really listens on. Read once per process: the
+// file is part of the install.
 const OPENAPI_FILE = new URL('../../openapi.json', import.meta.url);
+let openapi: Promise<Record<string, unknown>> | undefined;
 
-export function daemonRoutes(app: FastifyInstance, isDraining: () => boolean): void {
-  const started = Date.now();
-  let openapi: Promise<Record<string, unknown>> | undefined;
-  app.get('/v1/health', async (_req, reply) => {
-    const body = { status: isDraining() ? ('draining' as const) : ('ok' as const), version: VERSION, uptimeMs: Date.now() - started };
+const getHealth = route({
+  method: 'get', path: '/v1/health', operationId: 'getHealth', tag: 'daemon', auth: 'open',
+  summary: 'Liveness and version; never needs the token',
+  ok: { 200: json(HealthResponse, 'Healthy: `{status: "ok"}`'), 503: draining },
+  async handler({ reply }, { isDraining, startedAt }) {
+    const body = { status: isDraining() ? ('draining' as const) : ('ok' as const), version: VERSION, uptimeMs: Date.now() - startedAt };
     return reply.code(isDraining() ? 503 : 200).send(body);
-  });
-  app.get('/openapi.json', async (req, reply) => {
+  },
+});
+
+const getOpenApi = route({
+  method: 'get', path: '/openapi.json', operationId: 'getOpenApi', tag: 'daemon', auth: 'bearer',
+  summary: 'This document; its `servers` entry is the daemon\'s own address',
+  ok: { 200: json(z.record(z.string(), z.unknown()), 'OpenAPI 3.1 document') },
+  async handler({ req, reply }) {
     openapi ??= readFile(OPENAPI_FILE, 'utf8').then((text) => JSON.parse(text) as Record<string, unknown>);
-    const document = { ...(await openapi), servers: [{ url: serverUrl(app, req), description: 'This daemon' }] };
+    const document = { ...(await openapi), servers: [{ url: serverUrl(req), description: 'This daemon' }] };
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(document, null, 2));
-  });
-}
+  },
+});
+
+export const daemonRoutes = [getHealth, getOpenApi];
 
 /**
  * The listen address and port. A wildcard address (0.0.0.0, ::) is nothing a client can connect
  * to, so then the Host the request came with (it passed the allow-list) names the daemon; so it
  * does before listen (inject), when there is no address yet.
  */
-function serverUrl(app: FastifyInstance, req: FastifyRequest): string {
-  const address = app.server.address() as AddressInfo | string | null;
+function serverUrl(req: FastifyRequest): string {
+  const address = req.server.server.address() as AddressInfo | string | null;
   if (address === null || typeof address === 'string' || address.address === '0.0.0.0' || address.address === '::') {
     return `http://${req.headers.host ?? '127.0.0.1'}`;
   }

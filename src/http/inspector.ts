@@ -1,7 +1,7 @@
 // The inspector page (GET /ui/, built from inspector/ into dist/web/ui) and the API reference
 // (GET /docs, swagger-ui-dist copied into dist/web/docs), served from the daemon's own package: no
 // CDN, no network (docs/inspector.md). The files are static and hold no data, so they are served
-// without the token (`config: { public: true }`, auth.ts): the page must load to ask for it, and
+// without the token (auth class `public`, auth.ts): the page must load to ask for it, and
 // every API call it then makes carries it in a header. The Host check still runs first.
 //
 // Only files the build wrote are served: the directory is listed once into a table, and a request
@@ -12,13 +12,6 @@ import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Served without the token (auth.ts): static files that hold no data. */
-    public?: true;
-  }
-}
 
 /** dist/web from both src/http (tests) and dist/http (the package): the build's output. */
 export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../dist/web/', import.meta.url));
@@ -107,9 +100,10 @@ export function inspectorRoutes(app: FastifyInstance, options: InspectorOptions)
     }
     return reply.send(file.body);
   };
-  const open = { config: { public: true as const } };
+  // Not API routes (route.ts): files and redirects, outside the OpenAPI document.
+  const open = { config: { auth: 'public' as const } };
   // The page reads its own query (?token=); the daemon passes it through untouched.
-  const page = { config: { public: true as const, query: true as const } };
+  const page = { config: { auth: 'public' as const, query: true as const } };
 
   app.get('/', page, async (req, reply) => reply.redirect(`/ui/${queryOf(req)}`, 302));
   app.get('/ui', page, async (req, reply) => reply.redirect(`/ui/${queryOf(req)}`, 301));

@@ -15,13 +15,21 @@ interface Entry {
 
 export class RouteTable {
   private readonly entries: Entry[] = [];
+  private readonly registered: { method: string; url: string }[] = [];
 
   add(methods: string | string[], url: string): void {
+    for (const m of [methods].flat()) this.registered.push({ method: m.toUpperCase(), url });
     const pattern = url === '*' ? undefined : compile(url);
     const source = pattern?.source;
     let entry = this.entries.find((e) => e.pattern?.source === source);
     if (!entry) this.entries.push((entry = { pattern, methods: new Set() }));
     for (const m of [methods].flat()) entry.methods.add(m.toUpperCase());
+  }
+
+  /** Every route as Fastify registered it (its HEAD twins included), e.g. for a test comparing
+   *  them with the OpenAPI document. */
+  list(): readonly { method: string; url: string }[] {
+    return this.registered;
   }
 
   /** The methods some route serves at this path, sorted; empty when no route has the path. */

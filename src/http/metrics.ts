@@ -1,9 +1,23 @@
-// GET /metrics (Prometheus text format, docs/operations.md) and the hook counting every HTTP
+// GET /metrics (Prometheus text format, docs/operations.md) and the hooks counting every HTTP
 // answer by route pattern and status. Behind the token like every route but /v1/health (auth.ts).
 import type { FastifyInstance } from 'fastify';
 import type { Metrics } from '../metrics/registry.js';
+import { z } from '../schema/zod.js';
+import { route } from './route.js';
 
-export function metricsRoutes(app: FastifyInstance, metrics: Metrics): void {
+const getMetrics = route({
+  method: 'get', path: '/metrics', operationId: 'getMetrics', tag: 'daemon', auth: 'bearer',
+  summary: 'Prometheus metrics: sessions, turns, HITL, streams, agent processes, installs, HTTP (docs/operations.md)',
+  ok: { 200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: z.string() } } } },
+  async handler({ reply }, { metrics }) {
+    const text = await metrics.scrape();
+    return reply.type(metrics.contentType).send(text);
+  },
+});
+
+export const metricsRoutes = [getMetrics];
+
+export function installMetricsHooks(app: FastifyInstance, metrics: Metrics): void {
   // The route pattern, never the raw URL: session ids in paths would make one series per session.
   // Fastify runs onResponse when the response finished (streams too, once the daemon ends them);
   // a request no route matched has no pattern and is counted as `unmatched`.
@@ -20,9 +34,5 @@ export function metricsRoutes(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onClose', (_app, done) => {
     metrics.close();
     done();
-  });
-  app.get('/metrics', async (_req, reply) => {
-    const text = await metrics.scrape();
-    return reply.type(metrics.contentType).send(text);
   });
 }

@@ -11,7 +11,7 @@
 // behind a TLS proxy the page is https and the daemon sees the proxy's forwarded Host; each
 // --cors-origin. `--cors-origin '*'` installs nothing: any page may call, the token is the guard.
 // One exception without an Origin: a top-level navigation (a link to the inspector from another
-// page) to a public page (`config: { public: true }`: `/`, `/ui/…`, `/docs`), which is a GET that
+// page) to a public page (auth class `public`, auth.ts: `/`, `/ui/…`, `/docs`), which is a GET that
 // serves the same static files to everyone. The reasons are in docs/security.md.
 //
 // It is the second onRequest hook, right after the Host check: a refused request runs no CORS
@@ -45,7 +45,7 @@ function publicNavigation(req: FastifyRequest): boolean {
     (req.method === 'GET' || req.method === 'HEAD') &&
     headers['sec-fetch-mode'] === 'navigate' &&
     headers['sec-fetch-dest'] === 'document' &&
-    req.routeOptions.config.public === true
+    req.routeOptions.config.auth === 'public'
   );
 }
 

@@ -1,77 +1,105 @@
 // Session lifecycle routes (api.md "Sessions"): thin — validate, call one domain method, map.
-import type { FastifyInstance } from 'fastify';
-import type { SessionManager } from '../sessions/session-manager.js';
-import {
-  CreateSessionRequest,
-  MessageRequest,
-  PermissionReplyRequest,
-  QuestionReplyRequest,
-  SessionIdParam,
-} from '../schema/api.js';
+import type { ErrorCode } from '../errors.js';
+import { CreateSessionRequest, CreateSessionResponse, MessageRequest, SessionIdParam, SessionInfo, SessionList } from '../schema/api.js';
+import { empty, json } from '../schema/openapi-responses.js';
 import { z } from '../schema/zod.js';
-import { noBody, parse } from './validate.js';
+import { BODY_ERRORS, route, SESSION_ERRORS, SessionPath } from './route.js';
+import { postMessageStream } from './turn-stream.js';
 
-const IdParams = z.object({ id: SessionIdParam });
-const PermissionParams = z.object({ id: z.string(), permissionId: z.string().min(1) });
-const QuestionParams = z.object({ id: z.string(), questionId: z.string().min(1) });
+const createErrors: ErrorCode[] = [...BODY_ERRORS, 'invalid_cwd', 'too_many_sessions', 'agent_not_available', 'agent_start_failed', 'agent_install_failed'];
 
-export function sessionRoutes(app: FastifyInstance, sessions: SessionManager): void {
-  app.post('/v1/sessions/:id', async (req) => {
-    const { id } = parse(IdParams, req.params, 'path');
-    const session = await sessions.create(id, parse(CreateSessionRequest, req.body, 'body'));
+const createSessionWithId = route({
+  method: 'post', path: '/v1/sessions/:id', operationId: 'createSessionWithId', tag: 'sessions', auth: 'bearer',
+  summary: 'Create a session with a client-chosen id',
+  description: 'Answers once the agent process is up and has said who it is, so `nativeSessionId` is known.',
+  params: z.object({ id: SessionIdParam }), body: CreateSessionRequest,
+  ok: { 200: json(CreateSessionResponse, 'Agent started') }, errors: [...createErrors, 'session_exists'],
+  async handler({ params, body }, { sessions }) {
+    const session = await sessions.create(params.id, body);
     const nativeSessionId = session.log.currentNativeSessionId;
     return { healthy: true, ...(nativeSessionId ? { nativeSessionId } : {}) };
-  });
+  },
+});
 
-  app.post('/v1/sessions', async (req, reply) => {
-    const session = await sessions.create(undefined, parse(CreateSessionRequest, req.body, 'body'));
+const createSession = route({
+  method: 'post', path: '/v1/sessions', operationId: 'createSession', tag: 'sessions', auth: 'bearer',
+  summary: 'Create a session; the daemon picks the id',
+  body: CreateSessionRequest,
+  ok: { 201: json(SessionInfo, 'Agent started') }, errors: createErrors,
+  async handler({ body, reply }, { sessions }) {
+    const session = await sessions.create(undefined, body);
     return reply.code(201).send(session.info());
-  });
+  },
+});
 
-  app.get('/v1/sessions', async () => ({ sessions: sessions.list() }));
+const listSessions = route({
+  method: 'get', path: '/v1/sessions', operationId: 'listSessions', tag: 'sessions', auth: 'bearer',
+  summary: 'All sessions, newest first',
+  ok: { 200: json(SessionList, 'Sessions') },
+  handler: async (_input, { sessions }) => ({ sessions: sessions.list() }),
+});
 
-  app.get('/v1/sessions/:id', async (req) => sessions.get((req.params as { id: string }).id).info());
+const getSession = route({
+  method: 'get', path: '/v1/sessions/:id', operationId: 'getSession', tag: 'sessions', auth: 'bearer',
+  summary: 'One session',
+  params: SessionPath,
+  ok: { 200: json(SessionInfo, 'Session') }, errors: SESSION_ERRORS,
+  handler: async ({ params }, { sessions }) => sessions.get(params.id).info(),
+});
 
-  app.delete('/v1/sessions/:id', async (req, reply) => {
-    noBody(req.body);
-    await sessions.delete((req.params as { id: string }).id);
+const deleteSession = route({
+  method: 'delete', path: '/v1/sessions/:id', operationId: 'deleteSession', tag: 'sessions', auth: 'bearer',
+  summary: 'Terminate (if live) and forget a session',
+  params: SessionPath, body: 'none',
+  ok: { 204: empty('Gone') }, errors: SESSION_ERRORS,
+  async handler({ params, reply }, { sessions }) {
+    await sessions.delete(params.id);
     return reply.code(204).send();
-  });
+  },
+});
 
-  app.post('/v1/sessions/:id/messages', async (req, reply) => {
-    const session = sessions.get((req.params as { id: string }).id);
-    await session.send(parse(MessageRequest, req.body, 'body'));
-    return reply.code(204).send();
-  });
+const postMessage = route({
+  method: 'post', path: '/v1/sessions/:id/messages', operationId: 'postMessage', tag: 'sessions', auth: 'bearer',
+  summary: 'Send a message; starts a turn',
+  params: SessionPath, body: MessageRequest,
+  ok: { 204: empty('Turn dispatched') }, errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'turn_in_progress', 'session_ended', 'agent_start_failed', 'agent_io_failed'],
+  async handler(input, { sessions }) {
+    const session = sessions.get(input.params.id);
+    await session.send(input.body);
+    return input.reply.code(204).send();
+  },
+});
 
-  app.post('/v1/sessions/:id/interrupt', async (req, reply) => {
-    noBody(req.body);
-    await sessions.get((req.params as { id: string }).id).interrupt();
+const interruptSession = route({
+  method: 'post', path: '/v1/sessions/:id/interrupt', operationId: 'interruptSession', tag: 'sessions', auth: 'bearer',
+  summary: 'Stop the running turn; the session stays usable',
+  params: SessionPath, body: 'none',
+  ok: { 202: empty('Interrupt sent; turn.ended (reason interrupted) follows in the stream') }, errors: [...SESSION_ERRORS, 'no_turn_running', 'session_ended'],
+  async handler({ params, reply }, { sessions }) {
+    await sessions.get(params.id).interrupt();
     return reply.code(202).send();
-  });
+  },
+});
 
-  app.post('/v1/sessions/:id/terminate', async (req, reply) => {
-    noBody(req.body);
-    await sessions.get((req.params as { id: string }).id).terminate();
+const terminateSession = route({
+  method: 'post', path: '/v1/sessions/:id/terminate', operationId: 'terminateSession', tag: 'sessions', auth: 'bearer',
+  summary: 'Kill the agent; emits session.ended',
+  params: SessionPath, body: 'none',
+  ok: { 204: empty('Terminated (or had already ended)') }, errors: SESSION_ERRORS,
+  async handler({ params, reply }, { sessions }) {
+    await sessions.get(params.id).terminate();
     return reply.code(204).send();
-  });
+  },
+});
 
-  app.post('/v1/sessions/:id/permissions/:permissionId/reply', async (req, reply) => {
-    const { id, permissionId } = parse(PermissionParams, req.params, 'path');
-    await sessions.get(id).replyPermission(permissionId, parse(PermissionReplyRequest, req.body, 'body').reply);
-    return reply.code(204).send();
-  });
-
-  app.post('/v1/sessions/:id/questions/:questionId/reply', async (req, reply) => {
-    const { id, questionId } = parse(QuestionParams, req.params, 'path');
-    await sessions.get(id).replyQuestion(questionId, parse(QuestionReplyRequest, req.body, 'body').answers);
-    return reply.code(204).send();
-  });
-
-  app.post('/v1/sessions/:id/questions/:questionId/reject', async (req, reply) => {
-    const { id, questionId } = parse(QuestionParams, req.params, 'path');
-    noBody(req.body);
-    await sessions.get(id).replyQuestion(questionId, null);
-    return reply.code(204).send();
-  });
-}
+export const sessionRoutes = [
+  createSessionWithId,
+  createSession,
+  listSessions,
+  getSession,
+  deleteSession,
+  postMessage,
+  postMessageStream,
+  interruptSession,
+  terminateSession,
+];

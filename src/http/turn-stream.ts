@@ -1,15 +1,14 @@
 // POST /messages/stream: send a message and stream that turn's events, as SSE or (Accept:
 // application/x-ndjson) NDJSON, closed at the turn's end or when it pauses (HITL), errors or the
 // session ends. With abort_on_disconnect the turn is interrupted if the client goes away first.
-import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config.js';
-import type { Metrics } from '../metrics/registry.js';
 import { MessageRequest, TurnStreamQuery } from '../schema/api.js';
 import type { UniversalEvent } from '../schema/events.js';
-import type { SessionManager } from '../sessions/session-manager.js';
-import { openSubscriber } from './events.js';
+import { sseOrNdjsonStream } from '../schema/openapi-responses.js';
+import { z } from '../schema/zod.js';
+import { openSubscriber, RAW_QUERY } from './events.js';
 import { NDJSON_HEADERS, SSE_HEADERS } from './log-stream.js';
-import { parse, wantsRaw } from './validate.js';
+import { BODY_ERRORS, route, SESSION_ERRORS, SessionPath } from './route.js';
+import { wantsRaw } from './validate.js';
 
 const TURN_STOPS = new Set<UniversalEvent['type']>([
   'turn.ended',
@@ -19,17 +18,29 @@ const TURN_STOPS = new Set<UniversalEvent['type']>([
   'error',
 ]);
 
-export function turnStreamRoutes(app: FastifyInstance, sessions: SessionManager, config: Config, metrics?: Metrics): void {
-  app.post('/v1/sessions/:id/messages/stream', { config: { query: true } }, async (req, reply) => {
-    const session = sessions.get((req.params as { id: string }).id);
-    const q = parse(TurnStreamQuery, req.query, 'query');
-    const body = parse(MessageRequest, req.body, 'body');
+export const postMessageStream = route({
+  method: 'post', path: '/v1/sessions/:id/messages/stream', operationId: 'postMessageStream', tag: 'sessions', auth: 'bearer-or-query-token',
+  summary: "Send a message and stream the turn's events (SSE, or NDJSON with Accept: application/x-ndjson)",
+  description: 'The stream starts with the turn\'s turn.started and is closed after turn.ended, permission.requested, question.requested, error or session.ended; follow the rest with streamEventsSse.',
+  params: SessionPath,
+  query: {
+    schema: TurnStreamQuery,
+    document: z.object({ ...RAW_QUERY, abort_on_disconnect: z.boolean().optional().openapi({ description: 'Interrupt the turn if the client disconnects before it ends (alias: abortOnDisconnect)' }) }),
+  },
+  body: MessageRequest,
+  ok: { 200: sseOrNdjsonStream("This turn's events.") },
+  errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'turn_in_progress', 'session_ended', 'too_many_subscribers', 'agent_start_failed', 'agent_io_failed'],
+  async handler(input, { sessions, config, metrics }) {
+    const { req, reply } = input;
+    const session = sessions.get(input.params.id);
+    const query = input.query;
+    const message = input.body;
     const ndjson = (req.headers.accept ?? '').includes('application/x-ndjson');
-    const abortOnDisconnect = q.abort_on_disconnect ?? q.abortOnDisconnect ?? false;
+    const abortOnDisconnect = query.abort_on_disconnect ?? query.abortOnDisconnect ?? false;
     const stream = openSubscriber(session, config, reply.raw, {
       format: ndjson ? 'ndjson' : 'sse',
       after: session.log.lastSequence,
-      includeRaw: wantsRaw(q),
+      includeRaw: wantsRaw(query),
       until: (event) => TURN_STOPS.has(event.type),
       onClose: (byClient) => {
         if (byClient && abortOnDisconnect && session.status !== 'idle' && session.status !== 'ended') {
@@ -38,7 +49,7 @@ export function turnStreamRoutes(app: FastifyInstance, sessions: SessionManager,
       },
     }, metrics);
     try {
-      await session.send(body);
+      await session.send(message);
     } catch (err) {
       stream.dispose();
       throw err;
@@ -46,5 +57,5 @@ export function turnStreamRoutes(app: FastifyInstance, sessions: SessionManager,
     reply.hijack();
     reply.raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), ...(ndjson ? NDJSON_HEADERS : SSE_HEADERS) });
     stream.start();
-  });
-}
+  },
+});

@@ -6,10 +6,14 @@ import { AgentId, Capabilities } from './agents.js';
 import { UniversalEvent } from './events.js';
 import { z } from './zod.js';
 
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const SessionIdParam = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'letters, digits, ".", "_" and "-", 1-128 characters')
+  .regex(SESSION_ID, 'letters, digits, ".", "_" and "-", 1-128 characters')
   .openapi({ example: 'my-session' });
+/** The id in the path of a route that looks a session up: any text, since an id no session can
+ *  have is a 404 like any other unknown one. The document states the form every id has. */
+export const SessionRef = z.string().openapi({ pattern: SESSION_ID.source, example: 'my-session' });
 
 // Values that end up in an agent's argv or environment: NUL cannot be passed to exec at all.
 const ArgText = z.string().min(1).max(4096).regex(/^[^\0]*$/, 'must not contain NUL characters');

@@ -1,0 +1,143 @@
+// A route, declared once (design rule "Thin routes, declared once"): its method and path, what the
+// OpenAPI document says about it, the zod schemas of its parameters, query and body, its auth
+// class and its handler. `registerRoutes` serves the declarations, the auth hook reads the auth
+// class they register (auth.ts), src/openapi/document.ts writes the document from them and the
+// tests enumerate them; nothing else lists routes. The table is src/http/routes.ts.
+import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AgentDiscovery } from '../agents/discovery.js';
+import type { AgentOfferings } from '../agents/offerings.js';
+import type { Config } from '../config.js';
+import type { ErrorCode } from '../errors.js';
+import type { Metrics } from '../metrics/registry.js';
+import type { SessionManager } from '../sessions/session-manager.js';
+import { SessionRef } from '../schema/api.js';
+import { z } from '../schema/zod.js';
+import type { ApiAuth } from './auth.js';
+import { noBody, parse } from './validate.js';
+
+/** The document's groups of operations, in the order it lists them. */
+export const TAGS = [
+  { name: 'agents', description: 'The agent CLIs this daemon can run: discovery, install, models and modes' },
+  { name: 'daemon', description: 'Health, metrics and this document' },
+  { name: 'events', description: "Reading a session's event log: poll, or stream it with SSE" },
+  { name: 'hitl', description: 'Answering the permission requests and questions an agent asks' },
+  { name: 'sessions', description: 'Creating, messaging, stopping and forgetting sessions' },
+] as const;
+export type Tag = (typeof TAGS)[number]['name'];
+
+/** Errors many routes share: an unknown session, and a JSON body the parser refused. */
+export const SESSION_ERRORS: readonly ErrorCode[] = ['session_not_found'];
+export const BODY_ERRORS: readonly ErrorCode[] = ['malformed_json', 'unsupported_media_type', 'body_too_large'];
+
+/** The path of a route about one session: any id is looked up (an impossible one is not found). */
+export const SessionPath = z.object({ id: SessionRef });
+
+/** The domain a handler calls; built once by buildApp. */
+export interface RouteDeps {
+  sessions: SessionManager;
+  agents: AgentDiscovery;
+  offerings: AgentOfferings;
+  config: Config;
+  metrics: Metrics;
+  isDraining(): boolean;
+  /** When the app was built (Date.now()), for health's uptime. */
+  startedAt: number;
+}
+
+/** What a handler reads: params, query and body typed by the declaration's schemas. Each is
+ *  validated when the handler first reads it, so a handler decides what it refuses first (an
+ *  unknown session, 404, before a bad body, 400). Destructuring reads: a handler that looks
+ *  something up before validating the rest reads `input.query` and `input.body` after it. */
+export interface RouteInput<P, Q, B> {
+  readonly params: P;
+  readonly query: Q;
+  readonly body: B;
+  req: FastifyRequest;
+  reply: FastifyReply;
+}
+
+type Schema = z.ZodType;
+
+export interface RouteDeclaration<P extends Schema = z.ZodObject<{}>, Q extends Schema = z.ZodObject<{}>, B extends Schema = z.ZodUndefined> {
+  method: 'get' | 'post' | 'delete';
+  /** In the router's syntax (`:id`); also the `route` label of the HTTP metrics. The document
+   *  spells its parameters in snake_case (`{permission_id}`, as the event data does). */
+  path: string;
+  /** A contract: generated clients key their operations by it, so renaming one breaks them. */
+  operationId: string;
+  tag: Tag;
+  summary: string;
+  description?: string;
+  auth: ApiAuth;
+  /** Path parameters, keyed by the router's names. */
+  params?: P;
+  /** Query strings arrive as text, in both spellings (`include_raw`, `includeRaw`), and the stream
+   *  routes also take the EventSource's `token`: `schema` validates all that. `document` is what
+   *  the document tells clients to send: typed, snake_case, the token left to its security scheme.
+   *  A route without a query refuses one (validate.ts). */
+  query?: { schema: Q; document: z.ZodObject };
+  /** A JSON body, or 'none': the route refuses a body (an empty `{}` passes). GET routes say nothing. */
+  body?: B | 'none';
+  /** The body may be left out (the handler then reads `{}`). */
+  optionalBody?: true;
+  /** Request headers the route reads, for the document only (the handler reads `req.headers`). */
+  headers?: z.ZodObject;
+  /** Success responses; the document adds problem+json ones from `errors` and the cross-cutting codes. */
+  ok: Record<number, ResponseConfig>;
+  errors?: readonly ErrorCode[];
+  // A method, not a function property: the table holds routes of different schemas, and method
+  // parameters are compared bivariantly.
+  handler(input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>, deps: RouteDeps): Promise<unknown>;
+}
+
+/** Any declared route, as the table holds it (each declaration's types were checked by `route`). */
+export type Route = RouteDeclaration<any, any, any>;
+
+/** Infers a declaration's schema types, so its handler's input is typed. */
+export function route<P extends Schema = z.ZodObject<{}>, Q extends Schema = z.ZodObject<{}>, B extends Schema = z.ZodUndefined>(
+  declaration: RouteDeclaration<P, Q, B>,
+): RouteDeclaration<P, Q, B> {
+  return declaration;
+}
+
+export function registerRoutes(app: FastifyInstance, routes: readonly Route[], deps: RouteDeps): void {
+  for (const declared of routes) {
+    if (declared.method !== 'get' && declared.body === undefined) throw new Error(`${declared.operationId}: a ${declared.method} route declares its body, or 'none'`);
+    app.route({
+      method: declared.method.toUpperCase() as 'GET' | 'POST' | 'DELETE',
+      url: declared.path,
+      config: { auth: declared.auth, ...(declared.query ? { query: true as const } : {}) },
+      handler: async (req, reply) => {
+        const input = readInput(declared, req, reply);
+        // A route that takes no body checks its path and then that nothing came, before it acts.
+        if (declared.body === 'none') {
+          void input.params;
+          noBody(req.body);
+        }
+        return declared.handler(input, deps);
+      },
+    });
+  }
+}
+
+function readInput(declared: Route, req: FastifyRequest, reply: FastifyReply): RouteInput<unknown, unknown, unknown> {
+  const read: { params?: unknown; query?: unknown; body?: unknown } = {};
+  const once = (key: keyof typeof read, value: () => unknown) => (key in read ? read[key] : (read[key] = value()));
+  return {
+    req,
+    reply,
+    get params() {
+      return once('params', () => (declared.params ? parse(declared.params, req.params, 'path') : {}));
+    },
+    get query() {
+      return once('query', () => (declared.query ? parse(declared.query.schema, req.query, 'query') : {}));
+    },
+    get body() {
+      return once('body', () => {
+        if (!declared.body || declared.body === 'none') return undefined;
+        return parse(declared.body, declared.optionalBody ? (req.body ?? {}) : req.body, 'body');
+      });
+    },
+  };
+}
