@@ -5,12 +5,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
+import { OPEN_ROUTES, QUERY_TOKEN_ROUTES } from '../schema/route-security.js';
 
 // RFC 6750 §3: a 401 names the scheme it wants, and says whether the token presented was wrong.
 const REALM = 'agentwire';
-// Exported for the OpenAPI document, whose `security` is derived from these two sets.
-export const OPEN_ROUTES: ReadonlySet<string> = new Set(['/v1/health']);
-export const QUERY_TOKEN_ROUTES: ReadonlySet<string> = new Set(['/v1/sessions/:id/events/sse', '/v1/sessions/:id/messages/stream']);
 
 export function installAuth(app: FastifyInstance, token: string | undefined): void {
   if (!token) return;

@@ -1,8 +1,7 @@
 // Request and response bodies of the REST API. Field names follow the reference API (camelCase)
 // so its clients work unchanged; events inside keep the spec's snake_case.
-import { EXACT_VERSION } from '../agents/install.js';
 import { ERROR_CODES } from '../errors.js';
-import { AgentId, Capabilities } from './agents.js';
+import { AgentId, Capabilities, EXACT_VERSION } from './agents.js';
 import { UniversalEvent } from './events.js';
 import { z } from './zod.js';
 

@@ -1,12 +1,12 @@
 // The building blocks every operation of the OpenAPI document is made of: its security, its
 // problem+json error responses and the event-stream bodies. The cross-cutting parts are derived
-// from the code that enforces them (auth.ts's route sets, the catalogue), so the document cannot
-// promise what the daemon does not do.
+// from what the code enforces (route-security.ts's route sets, which src/http/auth.ts enforces;
+// the catalogue), so the document cannot promise what the daemon does not do.
 import type { ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { CATALOGUE, type ErrorCode } from '../errors.js';
-import { OPEN_ROUTES, QUERY_TOKEN_ROUTES } from '../http/auth.js';
 import { HealthResponse, Problem } from './api.js';
 import { UniversalEvent } from './events.js';
+import { OPEN_ROUTES, QUERY_TOKEN_ROUTES } from './route-security.js';
 import { z } from './zod.js';
 
 /** components.securitySchemes. Names are part of the contract (generated clients key on them). */
