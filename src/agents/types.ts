@@ -16,7 +16,7 @@ import type {
   UniversalItem,
 } from '../schema/events.js';
 import type { AgentId, Capabilities } from '../schema/agents.js';
-import type { Attachment, PermissionMode, PermissionReply } from '../schema/api.js';
+import type { Attachment, ModeInfo, ModelList, PermissionMode, PermissionReply } from '../schema/api.js';
 
 /** An item as a converter sees it: identified by a converter-chosen `key`, never by an itm_ id. */
 export type DraftItem = Omit<UniversalItem, 'item_id' | 'parent_id'> & {
@@ -106,26 +106,6 @@ export interface AgentHandle {
   interrupt(): Promise<void>;
   /** Kill the process group and resolve once it has been reaped. */
   terminate(): Promise<void>;
-}
-
-/** One agentMode value an agent accepts (GET /v1/agents/{agent}/modes). */
-export interface ModeInfo {
-  id: string;
-  name: string;
-  description: string;
-}
-
-/** One model (GET /v1/agents/{agent}/models); variants are what the session's `variant` selects. */
-export interface ModelInfo {
-  id: string;
-  name?: string;
-  variants?: string[];
-  defaultVariant?: string;
-}
-
-export interface ModelList {
-  models: ModelInfo[];
-  defaultModel?: string;
 }
 
 /** What a driver is given when it asks its agent what it offers (models, modes). */

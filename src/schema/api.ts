@@ -214,6 +214,8 @@ export const ModelInfo = z
     defaultVariant: z.string().optional(),
   })
   .openapi('ModelInfo');
+/** One model (GET /v1/agents/{agent}/models); variants are what the session's `variant` selects. */
+export type ModelInfo = z.infer<typeof ModelInfo>;
 
 export const ModelsResponse = z
   .object({
@@ -223,6 +225,8 @@ export const ModelsResponse = z
   })
   .openapi('ModelsResponse');
 export type ModelsResponse = z.infer<typeof ModelsResponse>;
+/** What an agent says of its models: the response without `source`, which src/agents/offerings.ts adds. */
+export type ModelList = Omit<ModelsResponse, 'source'>;
 
 export const ModeInfo = z
   .object({
@@ -231,6 +235,8 @@ export const ModeInfo = z
     description: z.string(),
   })
   .openapi('ModeInfo');
+/** One agentMode value an agent accepts (GET /v1/agents/{agent}/modes). */
+export type ModeInfo = z.infer<typeof ModeInfo>;
 
 export const ModesResponse = z
   .object({

@@ -33,7 +33,8 @@ import {
   ToolCallFields,
 } from './native.js';
 import { permissionRequested } from './permission.js';
-import { boundedJson, defined, initialState, isObject, statusItem, type AcpState, type Out } from './state.js';
+import { boundedJson, defined, initialState, statusItem, type AcpState, type Out } from './state.js';
+import { isObject } from '../../util/is-object.js';
 
 export const LOCATION = 'acp.convert';
 export type { AcpState } from './state.js';

@@ -5,7 +5,7 @@
 // are left out, as in Codex's picker. `variants` are the reasoning efforts (turn/start `effort`).
 // With an account or provider that serves its own catalogue the live answer may differ; that is
 // what listModels asks.
-import type { ModelList } from '../types.js';
+import type { ModelList } from '../../schema/api.js';
 
 const UP_TO_ULTRA = ['low', 'medium', 'high', 'xhigh', 'max', 'ultra'];
 const UP_TO_MAX = ['low', 'medium', 'high', 'xhigh', 'max'];
