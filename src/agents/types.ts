@@ -138,7 +138,7 @@ export interface AgentDriver {
   /** An npm package the agent is installed from when it is not one of the pinned built-ins
    *  (versions.ts): a configured agent's (--acp-agent). `bin` names its node_modules/.bin entry. */
   readonly npmPackage?: { package: string; version: string; bin: string };
-  /** For an agent outside the discovery catalogue (catalog.ts), a configured one: where its
+  /** For an agent outside the discovery facts (discovery-facts.ts), a configured one: where its
    *  executable is, if anywhere. GET /v1/agents reports it. */
   findExecutable?(): Promise<string | undefined>;
   /** Spawn and resolve once the agent can take a turn; reject with a catalogue error otherwise. */
