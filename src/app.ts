@@ -1,4 +1,4 @@
-// buildApp(deps): the whole daemon as an un-listened Fastify instance (design rule 7). Tests call
+// buildApp(deps): the whole daemon as an un-listened Fastify instance (rule: Injectable app). Tests call
 // it with a fixed clock and counter ids and use inject(); main.ts listens.
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';

@@ -50,7 +50,7 @@ export type Draft = Origin &
     | { type: 'agent.unparsed'; data: z.infer<typeof AgentUnparsedData> }
   );
 
-/** A pure per-agent state machine (design rule 1): no clock, no ids, no I/O, never throws. */
+/** A pure per-agent state machine (rule: Pure converters): no clock, no ids, no I/O, never throws. */
 export interface Converter<S = unknown> {
   initial(): S;
   convert(state: S, native: unknown): { state: S; events: Draft[] };

@@ -1,4 +1,4 @@
-// Agent routes (api.md "Agents and daemon"): thin — validate, call the discovery service, map.
+// Agent routes (docs/http-api.md, "Routes"): thin — validate, call the discovery service, map.
 import type { FastifyInstance } from 'fastify';
 import type { AgentDiscovery } from '../agents/discovery.js';
 import { AgentIdParam, InstallAgentRequest } from '../schema/api.js';

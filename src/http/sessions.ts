@@ -1,4 +1,4 @@
-// Session lifecycle routes (api.md "Sessions"): thin — validate, call one domain method, map.
+// Session lifecycle routes (docs/http-api.md, "Routes"): thin — validate, call one domain method, map.
 import type { FastifyInstance } from 'fastify';
 import type { SessionManager } from '../sessions/session-manager.js';
 import {

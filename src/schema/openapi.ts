@@ -1,5 +1,5 @@
 // The OpenAPI 3.1 document, generated from the same zod schemas that validate requests and type
-// the code (design rule 10). `npm run openapi` writes it to openapi.json; a test fails on drift and
+// the code (rule: Schema is the type). `npm run openapi` writes it to openapi.json; a test fails on drift and
 // another runs `redocly lint` on it. operationIds are a contract: generated clients (client/) key
 // their operations by them, so renaming one is a breaking change.
 import { OpenApiGeneratorV31, OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
