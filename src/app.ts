@@ -1,4 +1,4 @@
-// buildApp(deps): the whole daemon as an un-listened Fastify instance (design rule 7). Tests call
+// buildApp(deps): the whole daemon as an un-listened Fastify instance (rule: Injectable app). Tests call
 // it with a fixed clock and counter ids and use inject(); main.ts listens.
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
@@ -6,7 +6,8 @@ import { AgentDiscovery } from './agents/discovery.js';
 import { defaultAgentsDir } from './agents/install.js';
 import { AgentOfferings } from './agents/offerings.js';
 import { createRegistry, type AgentRegistry } from './agents/registry.js';
-import { Config, ConfigError, warmSizes } from './config.js';
+import { ConfigError } from './config-error.js';
+import { Config, warmSizes } from './config.js';
 import { ApiError } from './errors.js';
 import { authOf, installAuth } from './http/auth.js';
 import { boundConnections, receiveTimeouts } from './http/connections.js';

@@ -4,9 +4,11 @@
 import { isIP } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { AcpAgentConfig, AcpAgentsFile, parseAcpAgentSpec } from './agents/acp/configured.js';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ConfigError } from './config-error.js';
+import { AcpAgentConfig, AcpAgentsFile, parseAcpAgentSpec } from './schema/acp-agents.js';
 import { isBuiltinAgent } from './schema/agents.js';
-import { defaultDataDir } from './store/data-dir.js';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 const list = z.array(z.string().min(1));
@@ -126,7 +128,15 @@ export const Config = z.object(
 );
 export type Config = z.infer<typeof Config>;
 
-export class ConfigError extends Error {}
+/**
+ * The data dir when none is given (src/store/data-dir.ts says what is in it):
+ * $AGENTWIRE_DATA_DIR, else $XDG_DATA_HOME/agentwire, else ~/.local/share/agentwire.
+ */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.AGENTWIRE_DATA_DIR) return resolve(env.AGENTWIRE_DATA_DIR);
+  const xdg = env.XDG_DATA_HOME && env.XDG_DATA_HOME.startsWith('/') ? env.XDG_DATA_HOME : join(homedir(), '.local', 'share');
+  return join(xdg, 'agentwire');
+}
 
 /** Parses `--name value` / `--name=value` flags over AGENTWIRE_* env over defaults. */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {

@@ -10,7 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, OPTIONS, type Config } from './config.js';
+import { ConfigError } from './config-error.js';
+import { OPTIONS, type Config } from './config.js';
 
 export const TOKEN_FILE = 'token';
 

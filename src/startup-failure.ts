@@ -3,7 +3,8 @@
 // is wrong and rerunning with the same configuration would fail again, 1 otherwise (a port
 // another process holds, anything unexpected). AGENTWIRE_DEBUG=1, or --log-level debug or trace,
 // adds the stack trace below the line.
-import { ConfigError, type Config } from './config.js';
+import { ConfigError } from './config-error.js';
+import type { Config } from './config.js';
 import { StoreInUseError } from './store/sqlite-store.js';
 
 export interface StartupFailure {

@@ -2,9 +2,9 @@
 // script or a shell can say `-H "Authorization: Bearer $(agentwire token)"` without copying it.
 // It reads the same file the daemon reads (src/daemon-token.ts) and never makes one: a token that
 // does not exist yet is an error, not a new secret nobody is using.
-import { ConfigError } from './config.js';
+import { ConfigError } from './config-error.js';
+import { defaultDataDir } from './config.js';
 import { readTokenFile, tokenFilePath } from './daemon-token.js';
-import { defaultDataDir } from './store/data-dir.js';
 
 export const TOKEN_USAGE = `Usage: agentwire token [--data-dir DIR]
 

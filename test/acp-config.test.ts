@@ -3,9 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseAcpAgentSpec, splitWords } from '../src/agents/acp/configured.js';
+import { parseAcpAgentSpec, splitWords } from '../src/schema/acp-agents.js';
 import { createRegistry } from '../src/agents/registry.js';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError } from '../src/config-error.js';
+import { loadConfig } from '../src/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentwire-acp-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

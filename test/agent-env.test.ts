@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, OPTIONS, redacted } from '../src/config.js';
+import { ConfigError } from '../src/config-error.js';
+import { loadConfig, OPTIONS, redacted } from '../src/config.js';
 import { agentEnv, agentProcessOptions, isDaemonVariable } from '../src/process/agent-env.js';
 import { lookupUser, missingCapabilities, resolveAgentUser } from '../src/process/agent-user.js';
 

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   defaultAgentsDir,
-  EXACT_VERSION,
   InstallError,
   installPackage,
   resolveInstalled,
@@ -17,6 +16,7 @@ import {
   type PackageSpec,
 } from '../src/agents/install.js';
 import { currentPlatform, INSTALLABLE_AGENTS, PINNED_AGENTS } from '../src/agents/versions.js';
+import { EXACT_VERSION } from '../src/schema/agents.js';
 
 describe('pinned agent table', () => {
   it('pins an exact version (no range) for claude, codex, opencode, amp, gemini and qwen', () => {

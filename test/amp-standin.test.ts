@@ -1,5 +1,5 @@
 // The Amp stand-in on its own: the documented behaviours the e2e tests rely on but do not show
-// (shared/spec/amp-stream-json.md §1.2, §1.3, §2, §5). Its pre-flight texts are compared with the
+// (docs/amp.md, "Amp's headless format"). Its pre-flight texts are compared with the
 // real binary's in amp-live.test.ts.
 import { execa } from 'execa';
 import { join } from 'node:path';

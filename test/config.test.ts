@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, flagHelp, loadConfig, OPTIONS, redacted } from '../src/config.js';
+import { ConfigError } from '../src/config-error.js';
+import { flagHelp, loadConfig, OPTIONS, redacted } from '../src/config.js';
 
 describe('loadConfig', () => {
   it('takes flags over AGENTWIRE_* env over defaults', () => {

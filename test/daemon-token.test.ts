@@ -5,7 +5,8 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError } from '../src/config-error.js';
+import { loadConfig } from '../src/config.js';
 import { daemonToken, tokenAnnouncement } from '../src/daemon-token.js';
 import { startupWarnings } from '../src/startup-warnings.js';
 import { tokenCommand } from '../src/token-command.js';

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { opencodeCapabilities } from '../src/agents/opencode/capabilities.js';
 import { ALWAYS_KEPT, IGNORED, LOCATION, MCP_SERVERS, opencodeConverter, RESUMED, type OpencodeState } from '../src/agents/opencode/convert.js';
 import { mcpConfig } from '../src/agents/opencode/config.js';
-import { modelsOf, modesOf } from '../src/agents/opencode/queries.js';
+import { modelsOf, modesOf } from '../src/agents/opencode/offerings.js';
 import type { Draft } from '../src/agents/types.js';
 import type { UniversalEvent } from '../src/schema/events.js';
 import { expectGolden, replay } from './golden-replay.js';

@@ -6,7 +6,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config.js';
+import { ConfigError } from '../src/config-error.js';
 import { openStore } from '../src/store/open-store.js';
 import { prepareDataDir, privateFile, type PreparedDir } from '../src/store/private-dir.js';
 import { killDaemons, removeInstall, setUpInstall, startDaemon } from './daemon-process.js';

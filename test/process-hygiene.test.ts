@@ -1,4 +1,4 @@
-// Design rule 5, end to end: whichever way a session ends, its agent's whole process group goes
+// The Owned processes rule, end to end: whichever way a session ends, its agent's whole process group goes
 // and is reaped, the agent's own children included (here a `sleep` the mock's shell tool started,
 // which sits in the mock's process group as a real agent's tool would).
 import { afterEach, describe, expect, it } from 'vitest';

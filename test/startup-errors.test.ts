@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config.js';
+import { ConfigError } from '../src/config-error.js';
 import { describeStartupFailure } from '../src/startup-failure.js';
 import { StoreInUseError } from '../src/store/sqlite-store.js';
 import { killDaemons, removeInstall, setUpInstall, startDaemon, startRefused } from './daemon-process.js';

@@ -1,5 +1,7 @@
-// Reconnection delays: exponential with full jitter (a random delay between 0 and the exponential
-// cap), so a fleet of clients cut off together by one daemon restart does not come back in step.
+// The client's one backoff: exponential with full jitter (a random delay between 0 and the
+// exponential cap), so a fleet of clients cut off together by one daemon restart does not come back
+// in step. session.events() reconnects with it; the mirror waits with it for a daemon that does not
+// answer and before retrying a batch PostgreSQL refused.
 
 export interface ReconnectOptions {
   /** Consecutive failed attempts (no new event in between) before giving up; default 10. */

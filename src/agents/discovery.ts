@@ -1,7 +1,7 @@
 // Agent discovery and installs behind GET /v1/agents and POST /v1/agents/{agent}/install.
 // Per agent: the executable locator.ts finds (--<agent>-bin, the agents dir, PATH), its version,
 // whether credentials are present, and installs (src/agents/install.ts). Agent specifics (bin names,
-// version patterns, credential variables and files) come from catalog.ts; nothing here branches on
+// version patterns, credential variables and files) come from discovery-facts.ts; nothing here branches on
 // an agent id. The daemon's environment and HOME are injectable so tests never touch process.env.
 import { access, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -13,7 +13,7 @@ import { agentProcessOptions, type AgentBoundary } from '../process/agent-env.js
 import { agentTempDir, type AgentUser } from '../process/agent-user.js';
 import { BUILTIN_AGENTS, isBuiltinAgent, type AgentId } from '../schema/agents.js';
 import type { AgentInfo, InstallAgentRequest } from '../schema/api.js';
-import { AGENT_CATALOG, type CatalogEntry } from './catalog.js';
+import { DISCOVERY_FACTS, type DiscoveryFacts } from './discovery-facts.js';
 import { defaultAgentsDir, InstallError, installAgent, installPackage, type InstallResult } from './install.js';
 import { findAgentExecutable, type Found } from './locator.js';
 import { lookupDriver, requireDriver, type AgentRegistry } from './registry.js';
@@ -22,7 +22,7 @@ import { PINNED_AGENTS, type InstallableAgentId } from './versions.js';
 
 export interface DiscoveryOptions {
   registry: AgentRegistry;
-  config: Pick<Config, 'agentsDir' | CatalogEntry['binOption']> & Partial<Pick<Config, 'dataDir'>>;
+  config: Pick<Config, 'agentsDir' | DiscoveryFacts['binOption']> & Partial<Pick<Config, 'dataDir'>>;
   /** The daemon's environment: PATH and credential variables (default process.env). */
   env?: NodeJS.ProcessEnv;
   /** Where credential files are looked for (default env.HOME, then the OS home). */
@@ -136,7 +136,7 @@ export class AgentDiscovery {
     }
     if (!driver || driver.bundled || !Object.hasOwn(PINNED_AGENTS, agent)) return;
     const id = agent as InstallableAgentId;
-    if (await this.locate(id, AGENT_CATALOG[id])) return;
+    if (await this.locate(id, DISCOVERY_FACTS[id])) return;
     log.info({ agent, version: PINNED_AGENTS[id].version }, 'agent not installed; installing it for this session (autoInstall)');
     await this.install(agent, {}, log);
   }
@@ -160,7 +160,7 @@ export class AgentDiscovery {
       if (!path) return { ...base, pinnedVersion, installed: false, credentialsAvailable: true, source: null };
       return { ...base, pinnedVersion, installed: true, ...(pinnedVersion ? { version: pinnedVersion } : {}), path, credentialsAvailable: true, source: 'flag' };
     }
-    const entry: CatalogEntry | undefined = Object.hasOwn(AGENT_CATALOG, id) ? AGENT_CATALOG[id as InstallableAgentId] : undefined;
+    const entry: DiscoveryFacts | undefined = Object.hasOwn(DISCOVERY_FACTS, id) ? DISCOVERY_FACTS[id as InstallableAgentId] : undefined;
     if (!entry) return { ...base, installed: false, credentialsAvailable: false, source: null };
     const [found, credentialsAvailable] = await Promise.all([this.locate(id as InstallableAgentId, entry), this.hasCredentials(entry)]);
     if (!found) return { ...base, installed: false, credentialsAvailable, source: null };
@@ -169,11 +169,11 @@ export class AgentDiscovery {
     return { ...base, installed: true, ...(version ? { version } : {}), path: found.path, credentialsAvailable, source: found.source };
   }
 
-  private locate(id: InstallableAgentId, entry: CatalogEntry): Promise<Found | undefined> {
+  private locate(id: InstallableAgentId, entry: DiscoveryFacts): Promise<Found | undefined> {
     return findAgentExecutable(id, { config: this.options.config, agentsDir: this.agentsDir, env: this.env }, entry);
   }
 
-  private async hasCredentials(entry: CatalogEntry): Promise<boolean> {
+  private async hasCredentials(entry: DiscoveryFacts): Promise<boolean> {
     if (entry.credentialEnv.some((name) => !!this.env[name])) return true;
     for (const file of entry.credentialFiles(this.home, this.env)) {
       if (await access(file).then(() => true, () => false)) return true;

@@ -5,13 +5,14 @@
 // the marker is not an install. Within one process, one install per name and dir runs at a time;
 // identical concurrent requests share one promise. Across processes the rename decides: the
 // first complete install wins and the other is discarded.
-import { defaultDataDir } from '../store/data-dir.js';
+import { defaultDataDir } from '../config.js';
 import { randomBytes } from 'node:crypto';
 import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { agentProcessOptions, isDaemonVariable } from '../process/agent-env.js';
 import type { AgentUser } from '../process/agent-user.js';
+import { EXACT_VERSION } from '../schema/agents.js';
 import { currentPlatform, PINNED_AGENTS, type InstallableAgentId } from './versions.js';
 
 /** What to install: `package@version` under <dir>/<name>/<version>/. */
@@ -69,8 +70,6 @@ export class InstallError extends Error {
 }
 
 const MARKER = '.agentwire-install.json';
-/** Exact versions only: no ranges or tags, and safe as a directory name. */
-export const EXACT_VERSION = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
 const SAFE_NAME = /^[a-z0-9][a-z0-9._-]*$/i;
 const TAIL_LINES = 30;
 /** npm settings inherited from an outer `npm run` that would redirect or neuter the install. */

@@ -13,6 +13,7 @@
 // whole stream); a line that is not JSON reaches `native` as its text and nothing else.
 import { ChildProcess, type SpawnOptions } from '../process/spawn.js';
 import { parseNativeLine } from './process-options.js';
+import { isObject } from '../util/is-object.js';
 
 export type RpcId = number | string;
 
@@ -56,7 +57,6 @@ export class RpcError extends Error {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is RpcId => typeof v === 'number' || typeof v === 'string';
 
 interface Pending {

@@ -7,7 +7,7 @@ import { delimiter, join, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { AgentInfo } from '../schema/api.js';
-import { AGENT_CATALOG, type CatalogEntry } from './catalog.js';
+import { DISCOVERY_FACTS, type DiscoveryFacts } from './discovery-facts.js';
 import { defaultAgentsDir, resolveInstalled } from './install.js';
 import { PINNED_AGENTS, type InstallableAgentId } from './versions.js';
 
@@ -20,8 +20,8 @@ export type Found = { path: string; source: NonNullable<AgentInfo['source']>; ve
  */
 export async function findAgentExecutable(
   id: InstallableAgentId,
-  where: { config: Partial<Pick<Config, 'agentsDir' | CatalogEntry['binOption']>>; agentsDir?: string; env?: NodeJS.ProcessEnv },
-  entry: CatalogEntry = AGENT_CATALOG[id],
+  where: { config: Partial<Pick<Config, 'agentsDir' | DiscoveryFacts['binOption']>>; agentsDir?: string; env?: NodeJS.ProcessEnv },
+  entry: DiscoveryFacts = DISCOVERY_FACTS[id],
 ): Promise<Found | undefined> {
   const explicit = where.config[entry.binOption];
   if (explicit) {
@@ -48,7 +48,7 @@ export async function findAgentExecutable(
 export function agentLocator(
   id: InstallableAgentId,
   title: string,
-  config: Partial<Pick<Config, 'agentsDir' | CatalogEntry['binOption']>>,
+  config: Partial<Pick<Config, 'agentsDir' | DiscoveryFacts['binOption']>>,
   env: NodeJS.ProcessEnv,
 ): () => Promise<string> {
   return async () => {

@@ -7,10 +7,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from '../errors.js';
 import type { AgentId } from '../schema/agents.js';
-import type { CreateSessionRequest, ModelsResponse, ModesResponse } from '../schema/api.js';
+import type { CreateSessionRequest, ModeInfo, ModelList, ModelsResponse, ModesResponse } from '../schema/api.js';
 import type { AgentBoundary } from '../process/agent-env.js';
 import { requireDriver, type AgentRegistry } from './registry.js';
-import type { AgentDriver, ModeInfo, ModelList, QueryContext } from './types.js';
+import type { AgentDriver, QueryContext } from './types.js';
 
 export interface OfferingsOptions {
   registry: AgentRegistry;

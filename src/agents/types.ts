@@ -16,7 +16,7 @@ import type {
   UniversalItem,
 } from '../schema/events.js';
 import type { AgentId, Capabilities } from '../schema/agents.js';
-import type { Attachment, PermissionMode, PermissionReply } from '../schema/api.js';
+import type { Attachment, ModeInfo, ModelList, PermissionMode, PermissionReply } from '../schema/api.js';
 
 /** An item as a converter sees it: identified by a converter-chosen `key`, never by an itm_ id. */
 export type DraftItem = Omit<UniversalItem, 'item_id' | 'parent_id'> & {
@@ -50,7 +50,7 @@ export type Draft = Origin &
     | { type: 'agent.unparsed'; data: z.infer<typeof AgentUnparsedData> }
   );
 
-/** A pure per-agent state machine (design rule 1): no clock, no ids, no I/O, never throws. */
+/** A pure per-agent state machine (rule: Pure converters): no clock, no ids, no I/O, never throws. */
 export interface Converter<S = unknown> {
   initial(): S;
   convert(state: S, native: unknown): { state: S; events: Draft[] };
@@ -108,26 +108,6 @@ export interface AgentHandle {
   terminate(): Promise<void>;
 }
 
-/** One agentMode value an agent accepts (GET /v1/agents/{agent}/modes). */
-export interface ModeInfo {
-  id: string;
-  name: string;
-  description: string;
-}
-
-/** One model (GET /v1/agents/{agent}/models); variants are what the session's `variant` selects. */
-export interface ModelInfo {
-  id: string;
-  name?: string;
-  variants?: string[];
-  defaultVariant?: string;
-}
-
-export interface ModelList {
-  models: ModelInfo[];
-  defaultModel?: string;
-}
-
 /** What a driver is given when it asks its agent what it offers (models, modes). */
 export interface QueryContext {
   /** Who the asked agent runs as and the daemon environment it starts from (credentials,
@@ -158,7 +138,7 @@ export interface AgentDriver {
   /** An npm package the agent is installed from when it is not one of the pinned built-ins
    *  (versions.ts): a configured agent's (--acp-agent). `bin` names its node_modules/.bin entry. */
   readonly npmPackage?: { package: string; version: string; bin: string };
-  /** For an agent outside the discovery catalogue (catalog.ts), a configured one: where its
+  /** For an agent outside the discovery facts (discovery-facts.ts), a configured one: where its
    *  executable is, if anywhere. GET /v1/agents reports it. */
   findExecutable?(): Promise<string | undefined>;
   /** Spawn and resolve once the agent can take a turn; reject with a catalogue error otherwise. */

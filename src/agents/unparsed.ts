@@ -1,4 +1,4 @@
-// What every converter emits for input it cannot read (design rule 1: never throw): one
+// What every converter emits for input it cannot read (the Pure converters rule: never throw): one
 // `agent.unparsed` draft naming the converter and a short reason, with a hash of the raw input so
 // repeated garbage can be recognised without storing it in the event.
 import { createHash } from 'node:crypto';
@@ -36,7 +36,7 @@ export function summariseIssues(issues: readonly { code: string; path: readonly 
 
 /**
  * A converter from its initial state and its step function, guarded so that it never throws
- * (design rule 1): a bug in the step becomes one `agent.unparsed` for that input, and the state
+ * (rule: Pure converters): a bug in the step becomes one `agent.unparsed` for that input, and the state
  * before it is kept.
  */
 export function guardedConverter<S>(location: string, initial: () => S, step: (state: S, native: unknown) => { state: S; events: Draft[] }): Converter<S> {

@@ -1,4 +1,4 @@
-// Agent routes (api.md "Agents and daemon"): thin — validate, call the discovery service, map.
+// Agent routes (docs/http-api.md, "Routes"): thin — validate, call the discovery service, map.
 import { AgentIdParam, AgentList, InstallAgentRequest, ModelsResponse, ModesResponse } from '../schema/api.js';
 import { empty, json } from '../schema/openapi-responses.js';
 import type { WarmCount } from '../sessions/warm-pool.js';

@@ -1,4 +1,4 @@
-// Bearer-token auth (--token). Each route declares its auth class (route.ts; the inspector's static
+// Bearer-token auth (every daemon has a token unless --no-token: src/daemon-token.ts). Each route declares its auth class (route.ts; the inspector's static
 // files in inspector.ts), registered as its `config.auth`, so this hook reads it instead of
 // matching paths; a request no route took, or a route that declares none, needs the token.
 // CORS preflights are answered by the CORS plugin before this hook runs.

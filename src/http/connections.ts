@@ -1,4 +1,4 @@
-// Bounded connections (design rule: bounded buffers, for sockets): a request must arrive whole
+// Bounded connections (rule: Bounded buffers, for sockets): a request must arrive whole
 // within --request-timeout, and at most --max-connections sockets are served at once.
 //
 // The time bound is Node's own server.requestTimeout: it bounds receiving a request (headers and

@@ -1,4 +1,4 @@
-// The Host allow-list (design rule 9): the defence against DNS rebinding. A page on
+// The Host allow-list (rule: Untrusted agent, untrusted web): the defence against DNS rebinding. A page on
 // http://attacker.example:2468 whose name the attacker re-points at 127.0.0.1 is same-origin with
 // the daemon as far as the browser is concerned, so CORS never stops it; only the Host header it
 // must send ("attacker.example:2468") tells that request from a real client. The check is the

@@ -1,4 +1,4 @@
-// The Origin check (design rule 9): no cross-origin writes, ever. A page on another origin can send
+// The Origin check (rule: Untrusted agent, untrusted web): no cross-origin writes, ever. A page on another origin can send
 // requests to 127.0.0.1:2468 that need no preflight: fetch(url, {method: 'POST', mode: 'no-cors'}),
 // a form, sendBeacon, an <img>. CORS only stops the page from reading the answer; the request still
 // runs (a session terminated, a permission denied by /interrupt, an npm install started). Browsers

@@ -1,4 +1,4 @@
-// Session lifecycle routes (api.md "Sessions"): thin — validate, call one domain method, map.
+// Session lifecycle routes (docs/http-api.md, "Routes"): thin — validate, call one domain method, map.
 import type { ErrorCode } from '../errors.js';
 import { CreateSessionRequest, CreateSessionResponse, MessageRequest, SessionIdParam, SessionInfo, SessionList } from '../schema/api.js';
 import { empty, json } from '../schema/openapi-responses.js';

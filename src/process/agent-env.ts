@@ -1,5 +1,5 @@
-// What an agent process inherits from the daemon (design rule 9, docs/security.md). The agent is
-// untrusted: a prompt-injected agent that learnt the daemon's token could answer its own
+// What an agent process inherits from the daemon (the Untrusted agent, untrusted web rule;
+// docs/security.md). The agent is untrusted: a prompt-injected agent that learnt the daemon's token could answer its own
 // permission requests over HTTP. So an agent's environment is the daemon's environment less
 // everything the daemon reads for itself, plus what its session (or its driver) adds; and, with
 // --agent-user, it runs as another OS user. Every process of an agent's code is spawned with

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { chmod, chown, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config-error.js';
 
 export interface AgentUser {
   name: string;

@@ -1,4 +1,4 @@
-// Spawning an agent CLI (design rule 5): its own process group, stdout framed into lines, stderr
+// Spawning an agent CLI (rule: Owned processes): its own process group, stdout framed into lines, stderr
 // drained into a bounded head/tail, always reaped, and killed as a group (an agent's own children,
 // such as the shell commands it runs, go with it).
 import type { execa as Execa, ResultPromise } from 'execa';

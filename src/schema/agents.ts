@@ -10,6 +10,9 @@ export type BuiltinAgentId = (typeof BUILTIN_AGENTS)[number];
 /** What a configured agent may be called: lower case, a letter first, usable in paths and URLs. */
 export const AGENT_NAME = /^[a-z][a-z0-9_-]{0,39}$/;
 
+/** An agent package's version as installs accept it: exact only (no ranges or tags), safe as a directory name. */
+export const EXACT_VERSION = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
+
 // A name rather than a closed enum: configured ACP agents have names no build can list. Whether a
 // name is an agent of THIS daemon is decided against its registry (400 when it is not).
 export const AgentId = z

@@ -1,8 +1,7 @@
 // Request and response bodies of the REST API. Field names follow the reference API (camelCase)
 // so its clients work unchanged; events inside keep the spec's snake_case.
-import { EXACT_VERSION } from '../agents/install.js';
 import { ERROR_CODES } from '../errors.js';
-import { AgentId, Capabilities } from './agents.js';
+import { AgentId, Capabilities, EXACT_VERSION } from './agents.js';
 import { UniversalEvent } from './events.js';
 import { z } from './zod.js';
 
@@ -219,6 +218,8 @@ export const ModelInfo = z
     defaultVariant: z.string().optional(),
   })
   .openapi('ModelInfo');
+/** One model (GET /v1/agents/{agent}/models); variants are what the session's `variant` selects. */
+export type ModelInfo = z.infer<typeof ModelInfo>;
 
 export const ModelsResponse = z
   .object({
@@ -228,6 +229,8 @@ export const ModelsResponse = z
   })
   .openapi('ModelsResponse');
 export type ModelsResponse = z.infer<typeof ModelsResponse>;
+/** What an agent says of its models: the response without `source`, which src/agents/offerings.ts adds. */
+export type ModelList = Omit<ModelsResponse, 'source'>;
 
 export const ModeInfo = z
   .object({
@@ -236,6 +239,8 @@ export const ModeInfo = z
     description: z.string(),
   })
   .openapi('ModeInfo');
+/** One agentMode value an agent accepts (GET /v1/agents/{agent}/modes). */
+export type ModeInfo = z.infer<typeof ModeInfo>;
 
 export const ModesResponse = z
   .object({

@@ -1,4 +1,4 @@
-// Universal items and their content parts (spec/universal-schema-spec.md, "Item model").
+// Universal items and their content parts (docs/events.md, "Items").
 import { z } from './zod.js';
 
 export const TextPart = z.object({ type: z.literal('text'), text: z.string() }).openapi('TextPart');

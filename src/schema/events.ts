@@ -1,5 +1,5 @@
-// The universal event envelope and every event's data (spec/universal-schema-spec.md and
-// spec/session-transcript-schema.md), plus turn.started / turn.ended, which are ours.
+// The universal event envelope and every event's data (docs/events.md), plus turn.started /
+// turn.ended, which are ours.
 import { UniversalItem } from './content.js';
 import { TurnEndedData, TurnStartedData } from './turn.js';
 import { z } from './zod.js';

@@ -1,5 +1,5 @@
-// The data of turn.started and turn.ended, the two events of ours (spec/universal-schema-spec.md
-// has no turns). turn.ended's metadata is typed where every agent agrees (why the turn ended, what
+// The data of turn.started and turn.ended, the two events of ours (the universal
+// schema has no turns; docs/events.md). turn.ended's metadata is typed where every agent agrees (why the turn ended, what
 // it cost in tokens) and open beyond that: each agent adds what it reports (Claude's subtype and
 // total_cost_usd, Codex's status and native_turn_id, Amp's duration_ms …, see docs/events.md).
 import { z } from './zod.js';

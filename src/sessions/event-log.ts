@@ -1,5 +1,5 @@
-// The append-only, sequenced, bounded event log of one session (design rule 2: the ONLY place that
-// stamps sequence, event_id, time, session_id and native_session_id).
+// The append-only, sequenced, bounded event log of one session (the One stamp rule: the ONLY
+// place that stamps sequence, event_id, time, session_id and native_session_id).
 //
 // Subscribers do not get their own copy of events: each one holds a cursor into this log and pulls
 // when it can write. The log itself is the queue, so a subscriber's backlog is just
@@ -30,7 +30,7 @@ export interface LogOrigin {
  * it, so a poll or stream without include_raw never serializes anything twice. The window's bytes
  * live off the JS heap (event-buffer.ts), where the GC never copies or marks them.
  *
- * Durability (design rule 8): an appended event goes to the window and is staged in the store; it
+ * Durability (rule: Commit before serve): an appended event goes to the window and is staged in the store; it
  * becomes visible to readers (lastSequence, reads, listeners) only when the store reports it
  * committed. The memory store commits at once; SQLite commits once per tick, before any
  * subscriber's pump runs. Behind the window, a durable store serves the rest of the history.

@@ -1,4 +1,4 @@
-// The item rules of spec/conversion.md: daemon itm_ ids (via ItemTable), dedupe of repeated starts,
+// The item rules of docs/conversion.md: daemon itm_ ids (via ItemTable), dedupe of repeated starts,
 // item.started before a completion or delta that had none, one full-text delta for messages that
 // streamed none, the user message an agent never echoes, and failing what a turn leaves open.
 import type { Draft, DraftItem, TurnInput } from '../agents/types.js';

@@ -1,4 +1,4 @@
-// Session and turn lifecycle of spec/conversion.md: which turn is running and whether its
+// Session and turn lifecycle of docs/conversion.md: which turn is running and whether its
 // turn.started is in the stream, the synthetic session and turn starts and ends, dedupe of repeated
 // starts, and how the stream closes when the agent exits, crashes, cannot resume or is gone.
 import type { Draft, ProcessExit } from '../agents/types.js';

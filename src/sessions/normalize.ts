@@ -1,4 +1,4 @@
-// The agent-independent rules of spec/conversion.md, once, for every agent (design rule 3), driven
+// The agent-independent rules of docs/conversion.md, once, for every agent (rule: Normalize once), driven
 // by capability flags, never agent ids. The Normalizer is their entry point: it routes a converter's
 // drafts and the daemon's own actions to the session and turn lifecycle (lifecycle.ts), the item
 // rules (item-events.ts) and the HITL rules kept here (over hitl.ts), and returns what was emitted.

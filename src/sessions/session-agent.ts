@@ -150,7 +150,7 @@ export class SessionAgent {
       this.converterState = result.state;
       drafts = result.events;
     } catch (err) {
-      // A converter must never throw (design rule 1); if one does, the stream says so instead of dying.
+      // A converter must never throw (rule: Pure converters); if one does, the stream says so instead of dying.
       drafts = [{ type: 'agent.unparsed' as const, data: { error: `converter threw: ${(err as Error).message}`, location: `${this.ctx.driver.id}.convert` } }];
     }
     try {

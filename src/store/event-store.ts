@@ -1,4 +1,4 @@
-// The one storage interface of the daemon (design rule 8): where sessions and their events are
+// The one storage interface of the daemon (rule: Commit before serve): where sessions and their events are
 // kept beyond the in-memory window. Two implementations: MemoryStore (`--persist off`: nothing
 // outlives the process, reads behind the window are 410 as before) and SqliteStore (the default:
 // everything in `<data-dir>/agentwire.db`). Session code never knows which one runs.

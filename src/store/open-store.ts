@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config-error.js';
 import { STORE_FILE, STORE_FILES } from './data-dir.js';
 import type { EventStore } from './event-store.js';
 import { MemoryStore } from './memory-store.js';

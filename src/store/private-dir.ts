@@ -9,7 +9,7 @@
 // would write 0600 files into the user's workspace.
 import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config-error.js';
 
 /** What preparing changed, for the start-up log. */
 export interface PreparedDir {

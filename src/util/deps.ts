@@ -1,4 +1,4 @@
-// The injectable sources of non-determinism (design rule 7): tests swap these for counters and a
+// The injectable sources of non-determinism (rule: Injectable app): tests swap these for counters and a
 // fixed clock so event ids, item ids and times are reproducible.
 import { randomFillSync } from 'node:crypto';
 

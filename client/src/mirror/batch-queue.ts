@@ -7,6 +7,8 @@
 // So what is stored of a session is always a prefix of it (1..n, no holes), which is what lets
 // every start resume at the highest stored sequence: a later batch can never commit before an
 // earlier one that a crash then loses.
+import { backoffDelay } from '../backoff.js';
+import { sleep } from '../cancel.js';
 import type { EventRow } from './mirror-store.js';
 
 export interface BatchQueueOptions {
@@ -97,9 +99,9 @@ export class BatchQueue {
           break;
         } catch (error) {
           if (this.closed) return;
-          const delay = Math.min(10_000, 100 * 2 ** Math.min(attempt, 10));
+          const delay = backoffDelay(attempt, { initialDelayMs: 200, maxDelayMs: 10_000 });
           this.options.onError(error, delay);
-          await new Promise((r) => setTimeout(r, delay));
+          await sleep(delay);
         }
       }
       this.inFlight = 0;

@@ -5,7 +5,8 @@
 // stops, and the next list opens it again from where it got to. A daemon that is down therefore
 // costs one request per backoff period and never stops another daemon's follower.
 import { BatchQueue, type BatchQueueOptions } from './batch-queue.js';
-import { backoffMs, sleep } from './backoff.js';
+import { backoffDelay } from '../backoff.js';
+import { sleep } from '../cancel.js';
 import { oldestAvailable } from './client-source.js';
 import type { EventRow, MirrorStore } from './mirror-store.js';
 import type { DaemonSource, DaemonStats, DaemonTarget, MirrorLogEntry, SessionSummary } from './types.js';
@@ -105,7 +106,7 @@ export class DaemonFollower {
         this.lastError = message(error);
         const what = failed ?? 'daemon not reachable';
         if (failures === 1 || failures % 20 === 0) this.log('warn', `${what} (attempt ${failures}); retrying with backoff`, error);
-        await sleep(backoffMs(failures, this.options.maxBackoffMs), signal);
+        await sleep(backoffDelay(failures, { initialDelayMs: 250, maxDelayMs: this.options.maxBackoffMs }), signal);
       }
     }
   }

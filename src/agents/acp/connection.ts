@@ -1,5 +1,5 @@
 // Opening an ACP connection, shared by sessions (driver.ts) and the models/modes queries
-// (catalogue.ts): spawn the agent with the JSON-RPC 2.0 peer, `initialize`, then open a session:
+// (offerings.ts): spawn the agent with the JSON-RPC 2.0 peer, `initialize`, then open a session:
 //
 //   new      session/new {cwd, mcpServers}
 //   resume   the daemon's nativeSessionId: session/resume where the agent announced

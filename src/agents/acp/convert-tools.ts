@@ -20,7 +20,8 @@ import type { Draft, DraftItem } from '../types.js';
 import { blockPart, blockText, closeMessage } from './convert-messages.js';
 import { unifiedDiff } from './diff.js';
 import type { ToolCallContent, ToolCallFields } from './native.js';
-import { boundedJson, defined, isObject, type AcpState, type CallFields, type Out, type ToolState } from './state.js';
+import { boundedJson, defined, type AcpState, type CallFields, type Out, type ToolState } from './state.js';
+import { isObject } from '../../util/is-object.js';
 
 const FINAL = new Set(['completed', 'failed']);
 

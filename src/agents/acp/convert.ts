@@ -1,5 +1,5 @@
 // The ACP converter: JSON-RPC messages an ACP agent writes on stdout (native.ts) → draft events.
-// Pure (design rule 1). Three kinds of message, told apart by shape like the peer does:
+// Pure (rule: Pure converters). Three kinds of message, told apart by shape like the peer does:
 //   requests from the agent (`id` + `method`): session/request_permission → permission.requested;
 //     any other request is refused by the driver at once: an `error` for a method of the protocol
 //     (fs/*, terminal/*, session/*), a status item for an agent's private extension
@@ -33,7 +33,8 @@ import {
   ToolCallFields,
 } from './native.js';
 import { permissionRequested } from './permission.js';
-import { boundedJson, defined, initialState, isObject, statusItem, type AcpState, type Out } from './state.js';
+import { boundedJson, defined, initialState, statusItem, type AcpState, type Out } from './state.js';
+import { isObject } from '../../util/is-object.js';
 
 export const LOCATION = 'acp.convert';
 export type { AcpState } from './state.js';

@@ -15,8 +15,8 @@
 //   };
 //   // registry.ts: foo: createAcpDriver(fooDefinition, options, agentLocator('foo', 'Foo CLI', config, env))
 import type { Capabilities } from '../../schema/agents.js';
-import type { PermissionMode } from '../../schema/api.js';
-import type { ModeInfo, ModelList, StartOptions } from '../types.js';
+import type { ModeInfo, ModelList, PermissionMode } from '../../schema/api.js';
+import type { StartOptions } from '../types.js';
 
 /** What a definition adds to one session's process. */
 export interface AcpSessionSetup {

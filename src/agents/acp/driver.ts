@@ -21,7 +21,7 @@ import type { PermissionMode, PermissionReply } from '../../schema/api.js';
 import type { RpcServerRequest } from '../json-rpc.js';
 import { processSpawnOptions, type ProcessLimits } from '../process-options.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions } from '../types.js';
-import { listAcpModels, listAcpModes } from './catalogue.js';
+import { listAcpModels, listAcpModes } from './offerings.js';
 import { acpBaseCapabilities, announcedCapabilities } from './capabilities.js';
 import { initialize, openSession, spawnAcp } from './connection.js';
 import { acpConverter } from './convert.js';

@@ -5,6 +5,7 @@ import { extname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Attachment } from '../../schema/api.js';
 import type { TurnInput } from '../types.js';
+import { isObject } from '../../util/is-object.js';
 
 export interface PromptCapabilities {
   image?: boolean | undefined;
@@ -38,7 +39,6 @@ export async function promptBlocks(turn: TurnInput, cwd: string, caps: PromptCap
   return blocks;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const pairs = (v: unknown, key: 'name', value: 'value'): Record<string, string>[] =>
   isObject(v) ? Object.entries(v).map(([k, val]) => ({ [key]: k, [value]: String(val) })) : Array.isArray(v) ? (v as Record<string, string>[]) : [];
 

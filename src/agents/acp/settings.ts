@@ -5,7 +5,7 @@
 // offers is also what GET /v1/agents/{agent}/modes and /models list (modesOf, modelsOf).
 import { ApiError } from '../../errors.js';
 import type { JsonRpcPeer } from '../json-rpc.js';
-import type { ModeInfo, ModelList } from '../types.js';
+import type { ModeInfo, ModelList } from '../../schema/api.js';
 import type { ConfigOption, SessionSetup } from './native.js';
 
 /** The values of a select config option, flat or grouped. */

@@ -3,6 +3,7 @@
 import type { ContentPart } from '../../schema/events.js';
 import type { Draft, DraftItem } from '../types.js';
 import type { ToolCallContent, ToolCallLocation } from './native.js';
+import { isObject } from '../../util/is-object.js';
 
 /** The message being streamed. ACP has no "message ended" update: a message ends when a chunk of
  *  another stream (or message id) arrives, a tool call starts, or the turn ends. */
@@ -80,5 +81,3 @@ export function boundedJson(value: unknown): string {
 export function defined(record: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined && v !== null));
 }
-
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,5 +1,5 @@
 // Amp's converter: `--stream-json-thinking` stdout lines and the driver's own `agentwire.*`
-// messages (native.ts) → draft events. Pure (design rule 1). Amp gives messages no id, so a message
+// messages (native.ts) → draft events. Pure (rule: Pure converters). Amp gives messages no id, so a message
 // item's key is `msg:<n>`, counted per session; tool items are keyed by the tool_use id. Every
 // assistant line is a whole message (Amp does not stream): it completes at once, and the normalizer
 // adds the one full-text delta.

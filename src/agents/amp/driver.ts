@@ -69,7 +69,7 @@ export function createAmpDriver(limits: ProcessLimits, locate: LocateAmp = ampLo
 export function ampArgs(o: { thread: string | null; prompt: string | null; mode: string; bypass: boolean; settingsFile: string }): string[] {
   const args = o.thread ? ['threads', 'continue', o.thread] : [];
   args.push('-x', ...(o.prompt !== null ? [o.prompt] : []), '--stream-json-thinking', '-m', o.mode, '--settings-file', o.settingsFile);
-  if (o.bypass) args.push('--dangerously-allow-all'); // hidden from --help, but there (spec §1.1)
+  if (o.bypass) args.push('--dangerously-allow-all'); // hidden from --help, but there (docs/amp.md)
   return args;
 }
 

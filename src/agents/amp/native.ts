@@ -1,4 +1,4 @@
-// Amp's `--stream-json[-thinking]` stdout lines (spec: shared/spec/amp-stream-json.md §3), plus the
+// Amp's `--stream-json[-thinking]` stdout lines (docs/amp.md, "Amp's headless format"), plus the
 // two messages the driver itself feeds to the converter (`agentwire.*`, never printed by Amp): a
 // permission asked by the delegate program, and the exit of a turn's process that printed no
 // `result`. LOOSE on purpose: unknown fields are kept and ignored; only what is read is required.

@@ -1,5 +1,5 @@
-// Claude Code's converter: stream-json stdout lines (native.ts) → draft events. Pure (design rule
-// 1). Keys are Claude's own ids: a message item is one API response (`message.id`, thinking and
+// Claude Code's converter: stream-json stdout lines (native.ts) → draft events. Pure (rule: Pure
+// converters). Keys are Claude's own ids: a message item is one API response (`message.id`, thinking and
 // text together), a tool_call item is its tool_use id, a tool_result item `result:<tool_use id>`.
 // A response streams as stream_event lines (message_start … message_stop) with one `assistant` line
 // per content block in between; the message completes at message_stop with its non-tool blocks.

@@ -19,7 +19,7 @@ import { sameSpareOptions } from '../spare.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions, TurnInput } from '../types.js';
 import { claudeCapabilities } from './capabilities.js';
 import { claudeConverter } from './convert.js';
-import { askClaude, modelsFrom, modesFrom } from './query.js';
+import { askClaude, modelsFrom, modesFrom } from './offerings.js';
 
 export const CLAUDE_BASE_ARGS = [
   '-p',
@@ -34,7 +34,7 @@ export const CLAUDE_BASE_ARGS = [
 ];
 
 /** `default` runs Claude Code's own main agent; any other agentMode names an agent (`--agent`),
- *  built in or the user's, as listed by the CLI (query.ts). Plan-only work is permissionMode `plan`. */
+ *  built in or the user's, as listed by the CLI (offerings.ts). Plan-only work is permissionMode `plan`. */
 const CLAUDE_MODES = [{ id: 'default', name: 'Default', description: "Claude Code's main agent (no --agent)." }];
 
 /** The aliases `--model` accepts on 2.1.330 and their effort levels, as its initialize answer lists

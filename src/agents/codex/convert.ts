@@ -1,5 +1,5 @@
 // Codex app-server's converter: JSON-RPC messages read from its stdout (native.ts) → draft events.
-// Pure (design rule 1). Three kinds of message: notifications (`method`, no `id`), server requests
+// Pure (rule: Pure converters). Three kinds of message: notifications (`method`, no `id`), server requests
 // (`method` + `id`: approvals and user input, convert-hitl.ts) and responses to our own requests
 // (`id`, no `method`: only the thread/start answer means anything here). Items: convert-items.ts.
 import type { Converter, Draft, DraftItem } from '../types.js';

@@ -30,7 +30,7 @@ import { processSpawnOptions, type ProcessLimits } from '../process-options.js';
 import { sameSpareOptions } from '../spare.js';
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions } from '../types.js';
 import { codexCapabilities } from './capabilities.js';
-import { listCodexModels, listCodexModes, type CatalogueDeps } from './catalogue.js';
+import { listCodexModels, listCodexModes, type CatalogueDeps } from './offerings.js';
 import { codexConverter } from './convert.js';
 import { JsonRpcPeer, type RpcId, type RpcServerRequest } from '../json-rpc.js';
 import { elicitationContent } from './elicitation.js';

@@ -4,8 +4,7 @@
 import { extname, isAbsolute, resolve } from 'node:path';
 import type { Attachment } from '../../schema/api.js';
 import type { TurnInput } from '../types.js';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObject } from '../../util/is-object.js';
 
 /** request_user_input's answer: question id → {answers: the chosen labels}, in question order. */
 export function userInputAnswers(params: unknown, answers: string[][]): Record<string, { answers: string[] }> {

@@ -7,7 +7,7 @@
 //
 // Only a `plan` session turns the experimental API on: a default session speaks exactly the stable
 // protocol the recorded fixtures were made with.
-import type { ModeInfo } from '../types.js';
+import type { ModeInfo } from '../../schema/api.js';
 
 /** What `collaborationMode/list` answers on 0.169.0 (names from it; descriptions ours). */
 export const CODEX_MODES: readonly ModeInfo[] = [

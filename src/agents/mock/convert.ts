@@ -1,4 +1,4 @@
-// The mock's converter: MockOut lines → draft events. Pure (design rule 1): the only memory is the
+// The mock's converter: MockOut lines → draft events. Pure (rule: Pure converters): the only memory is the
 // role of each message that has started and not yet ended, which is what a `text` line lacks.
 import type { ContentPart } from '../../schema/events.js';
 import type { Converter, Draft, DraftItem } from '../types.js';

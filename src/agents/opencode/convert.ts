@@ -1,5 +1,5 @@
 // The OpenCode converter: one event of the server's SSE stream (`GET /event`, `{id, type,
-// properties}`) → draft events. Pure (design rule 1). The driver passes only the events of its own
+// properties}`) → draft events. Pure (rule: Pure converters). The driver passes only the events of its own
 // session (and those without one); messages and parts are convert-parts.ts. Every event type of
 // the pinned OpenAPI document is either converted here or listed in IGNORED with the reason, so a
 // new type shows up as agent.unparsed instead of vanishing.

@@ -31,7 +31,7 @@ import { modelRef, promptParts, serverConfig } from './config.js';
 import { ALWAYS_KEPT, MCP_SERVERS, opencodeConverter, RESUMED } from './convert.js';
 import { askOf, repliedOf, SessionGrants } from './grants.js';
 import { atDirectory, callJson } from './http.js';
-import { listModels, listModes } from './queries.js';
+import { listModels, listModes } from './offerings.js';
 import { SessionRouter, sessionOf } from './route.js';
 import { startServer } from './server.js';
 import { ServerPool, type ServerLauncher } from './shared-server.js';

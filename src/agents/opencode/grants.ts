@@ -13,7 +13,8 @@
 // matches any run of characters and everything else only itself. OpenCode's own matching knows
 // more (`?`, an optional trailing " *"); matching less only means asking again, never approving a
 // request OpenCode would have asked about.
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObject } from '../../util/is-object.js';
+
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
 
 /** A `permission.asked` request, as the grants need it. */

@@ -3,7 +3,7 @@
 // requests of its subagents' child sessions (the `task` tool runs a child session whose requests
 // would otherwise wait for an answer nobody could give). The rest of a child's conversation stays
 // out: its session.idle would end the parent's turn.
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObject } from '../../util/is-object.js';
 
 const CHILD_HITL = new Set(['permission.asked', 'permission.replied', 'question.asked', 'question.replied', 'question.rejected']);
 /** Child sessions remembered (a subagent can start subagents); more are not followed. */

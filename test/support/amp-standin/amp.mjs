@@ -1,6 +1,6 @@
 // @ts-nocheck -- a plain script standing in for a foreign binary; its shapes are the spec's, checked by the tests that read its output.
 // A stand-in for the pinned Amp CLI (0.0.1790142911-g7618fb) in headless stream-json mode, written
-// from /work/shared/spec/amp-stream-json.md: the same argv handling, stdout lines (key order
+// from what docs/amp.md ("Amp's headless format") says of the real one: the same argv handling, stdout lines (key order
 // included), stderr texts, exit codes, thread ids, `threads continue`, stdin rule, signal handling
 // and permission rules (the `delegate` program is run as the real binary runs it). The agent's
 // behaviour is scripted by the prompt (the commands are listed in docs/amp.md). Threads live in $AMP_STANDIN_HOME.

@@ -24,7 +24,7 @@ afterEach(async () => {
 
 /** A driver with the installed codex, the fake-model env, and the pids of the processes it spawns. */
 async function setup(timeoutMs = 15_000): Promise<{ driver: AgentDriver; ctx: QueryContext; pids: (number | undefined)[] }> {
-  sandbox = makeSandbox('codex-catalogue');
+  sandbox = makeSandbox('codex-offerings');
   fake = await startFakeModel({ scenario: [[{ text: 'unused' }]] });
   const pids: (number | undefined)[] = [];
   const driver = createCodexDriver(LIMITS, codexLocator(), (pid) => pids.push(pid));

@@ -9,7 +9,7 @@ import type { InstallableAgentId } from './versions.js';
 /** A version as CLIs print it: 1.2.3, 1.2.3-pre.4, 0.0.1790142911-g7618fb. */
 const SEMVER = /\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?/;
 
-export interface CatalogEntry {
+export interface DiscoveryFacts {
   /** The executable name looked up on PATH. */
   bin: string;
   /** The config option (--<agent>-bin) naming an explicit executable. */
@@ -25,7 +25,7 @@ export interface CatalogEntry {
 const xdg = (env: NodeJS.ProcessEnv, name: 'XDG_DATA_HOME' | 'XDG_CONFIG_HOME', home: string, fallback: string) =>
   env[name] ? [env[name]] : [join(home, fallback)];
 
-export const AGENT_CATALOG: Record<InstallableAgentId, CatalogEntry> = {
+export const DISCOVERY_FACTS: Record<InstallableAgentId, DiscoveryFacts> = {
   claude: {
     bin: 'claude',
     binOption: 'claudeBin',

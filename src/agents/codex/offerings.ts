@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { z } from 'zod';
 import type { ChildProcess } from '../../process/spawn.js';
 import { processSpawnOptions, type ProcessLimits } from '../process-options.js';
-import type { ModeInfo, ModelInfo, ModelList, QueryContext } from '../types.js';
+import type { ModeInfo, ModelInfo, ModelList } from '../../schema/api.js';
+import type { QueryContext } from '../types.js';
 import { JsonRpcPeer } from '../json-rpc.js';
 import { modesFromList } from './modes.js';
 

@@ -4,11 +4,11 @@
 import { rmSync } from 'node:fs';
 import { agentTempDir } from '../../process/agent-user.js';
 import type { ProcessLimits } from '../process-options.js';
-import type { ModeInfo, ModelInfo, ModelList, QueryContext } from '../types.js';
+import type { ModeInfo, ModelInfo, ModelList } from '../../schema/api.js';
+import type { QueryContext } from '../types.js';
 import { callJson } from './http.js';
 import { startServer } from './server.js';
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObject } from '../../util/is-object.js';
 
 async function withServer<T>(locate: () => Promise<string>, limits: ProcessLimits, ctx: QueryContext, ask: (url: string) => Promise<T>): Promise<T> {
   const executable = await locate();

@@ -6,7 +6,8 @@ import { rm } from 'node:fs/promises';
 import { z } from 'zod';
 import { agentProcessOptions } from '../../process/agent-env.js';
 import { agentTempDir } from '../../process/agent-user.js';
-import type { ModeInfo, ModelList, QueryContext } from '../types.js';
+import type { ModeInfo, ModelList } from '../../schema/api.js';
+import type { QueryContext } from '../types.js';
 
 const InitializeAnswer = z.object({
   type: z.literal('control_response'),
