@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentSink, ProcessExit, StartOptions } from '../src/agents/types.js';
 import { MockSession } from '../src/agents/mock/session.js';
 import { AcpSession } from '../src/agents/acp/session.js';
+import { ClaudeSession } from '../src/agents/claude/session.js';
 import { waitFor } from './helpers.js';
 
 const limits = { maxLineChars: 1 << 20, killGraceMs: 500, startTimeoutMs: 10_000, stderrHeadLines: 20, stderrTailLines: 50 };
@@ -77,5 +78,47 @@ describe('AcpSession', () => {
       code: 'agent_start_failed',
       detail: 'Test agent exited with code 2 before it was ready. stderr: no such flag',
     });
+  });
+});
+
+describe('ClaudeSession', () => {
+  // A stand-in for `claude -p` (stream-json): prints a line before it answers initialize (held back
+  // until then), answers it as told by argv[1], and asks a can_use_tool permission on each user line.
+  const FAKE_CLAUDE = `
+    const answer = process.argv[1];
+    const out = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+    require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+      const m = JSON.parse(line);
+      if (m.type === 'control_request' && m.request.subtype === 'initialize') {
+        out({ type: 'system', subtype: 'early' });
+        out({ type: 'control_response', response: answer === 'ok' ? { subtype: 'success', request_id: m.request_id, response: {} } : { subtype: 'error', request_id: m.request_id, error: 'nope' } });
+      } else if (m.type === 'user') {
+        out({ type: 'control_request', request_id: 'req-1', request: { subtype: 'can_use_tool', tool_name: 'Bash', input: { command: 'ls' }, tool_use_id: 'toolu_1' } });
+      }
+    });`;
+
+  it('delivers the held lines once initialized, and keeps a can_use_tool request pending until answered', async () => {
+    const sink = recordingSink();
+    const session = await ClaudeSession.start(startOptions(), sink, limits, process.execPath, ['-e', FAKE_CLAUDE, 'ok']);
+    cleanups.push(() => session.terminate());
+    expect(session.initialized).toBe(true);
+    expect(session.held).toBeUndefined();
+    expect(sink.messages.map((m) => (m as { type: string }).type)).toEqual(['system', 'control_response']);
+    await session.send({ message: 'hi', attachments: [] });
+    await waitFor(() => session.pending.size === 1, 5_000, 'a pending can_use_tool request');
+    expect(session.pending.get('req-1')?.request.tool_use_id).toBe('toolu_1');
+    await session.replyPermission('toolu_1', 'once');
+    expect(session.pending.size).toBe(0);
+    await session.terminate();
+    expect(session.child?.running).toBe(false);
+  });
+
+  it('fails the start when initialize is refused, and kills the process', async () => {
+    const sink = recordingSink();
+    await expect(ClaudeSession.start(startOptions(), sink, limits, process.execPath, ['-e', FAKE_CLAUDE, 'no'])).rejects.toMatchObject({
+      code: 'agent_start_failed',
+      detail: 'Claude Code refused initialize: nope.',
+    });
+    expect(sink.messages).toEqual([]); // the held lines never reach a session that did not start
   });
 });
