@@ -6,6 +6,7 @@ import type { AgentSink, ProcessExit, StartOptions } from '../src/agents/types.j
 import { MockSession } from '../src/agents/mock/session.js';
 import { AcpSession } from '../src/agents/acp/session.js';
 import { ClaudeSession } from '../src/agents/claude/session.js';
+import { CodexSession } from '../src/agents/codex/session.js';
 import { waitFor } from './helpers.js';
 
 const limits = { maxLineChars: 1 << 20, killGraceMs: 500, startTimeoutMs: 10_000, stderrHeadLines: 20, stderrTailLines: 50 };
@@ -120,5 +121,52 @@ describe('ClaudeSession', () => {
       detail: 'Claude Code refused initialize: nope.',
     });
     expect(sink.messages).toEqual([]); // the held lines never reach a session that did not start
+  });
+});
+
+describe('CodexSession', () => {
+  // A stand-in for `codex app-server` (one JSON object per line, no "jsonrpc"): starts thread
+  // thr_1 on model gpt-test; a turn announces turn_1, asks a command approval (server request id 0)
+  // and answers turn/start; turn/interrupt completes the turn.
+  const FAKE_CODEX = `
+    const out = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+    require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+      const m = JSON.parse(line);
+      if (m.method === 'initialize') out({ id: m.id, result: { userAgent: 'fake' } });
+      else if (m.method === 'thread/start') out({ id: m.id, result: { thread: { id: 'thr_1' }, model: 'gpt-test' } });
+      else if (m.method === 'turn/start') {
+        out({ method: 'turn/started', params: { threadId: 'thr_1', turn: { id: 'turn_1' } } });
+        out({ id: 0, method: 'item/commandExecution/requestApproval', params: { threadId: 'thr_1', turnId: 'turn_1', itemId: 'item_1' } });
+        out({ id: m.id, result: { turn: { id: 'turn_1' } } });
+      } else if (m.method === 'turn/interrupt') {
+        out({ id: m.id, result: {} });
+        out({ method: 'turn/completed', params: { threadId: 'thr_1', turn: { id: 'turn_1' } } });
+      }
+    });`;
+  const launch = { executable: process.execPath, args: ['-e', FAKE_CODEX], clientInfo: { name: 'test' }, thread: { cwd: process.cwd() } };
+
+  it('knows its thread, the running turn and the pending approval, and forgets the turn when it completes', async () => {
+    const sink = recordingSink();
+    const session = await CodexSession.start(startOptions(), sink, limits, launch);
+    cleanups.push(() => session.terminate());
+    expect(session).toMatchObject({ threadId: 'thr_1', threadModel: 'gpt-test', turnId: undefined });
+    expect(session.mcp.done()).toBe(true);
+    await session.send({ message: 'hi', attachments: [] });
+    expect(session.turnId).toBe('turn_1');
+    await waitFor(() => session.pending.size === 1, 5_000, 'a pending approval');
+    await session.replyPermission('item_1', 'once');
+    expect(session.pending.size).toBe(0);
+    await session.interrupt();
+    await waitFor(() => session.turnId === undefined, 5_000, 'the turn to complete');
+    await session.terminate();
+    expect(session.proc.running).toBe(false);
+  });
+
+  it('fails the start naming the error when the server does not start a thread', async () => {
+    const silent = { ...launch, args: ['-e', 'process.stdin.on("data", () => {}); console.error("codex: no config")'] };
+    await expect(CodexSession.start(startOptions(), recordingSink(), { ...limits, startTimeoutMs: 300 }, silent)).rejects.toMatchObject({
+      code: 'agent_start_failed',
+      detail: expect.stringMatching(/^Codex (did not start a thread in time|did not start a thread: no answer to initialize within 300 ms)\. stderr: codex: no config$/),
+    });
   });
 });
