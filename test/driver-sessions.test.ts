@@ -7,6 +7,10 @@ import { MockSession } from '../src/agents/mock/session.js';
 import { AcpSession } from '../src/agents/acp/session.js';
 import { ClaudeSession } from '../src/agents/claude/session.js';
 import { CodexSession } from '../src/agents/codex/session.js';
+import { AmpSession } from '../src/agents/amp/session.js';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { waitFor } from './helpers.js';
 
 const limits = { maxLineChars: 1 << 20, killGraceMs: 500, startTimeoutMs: 10_000, stderrHeadLines: 20, stderrTailLines: 50 };
@@ -162,11 +166,42 @@ describe('CodexSession', () => {
     expect(session.proc.running).toBe(false);
   });
 
-  it('fails the start naming the error when the server does not start a thread', async () => {
-    const silent = { ...launch, args: ['-e', 'process.stdin.on("data", () => {}); console.error("codex: no config")'] };
-    await expect(CodexSession.start(startOptions(), recordingSink(), { ...limits, startTimeoutMs: 300 }, silent)).rejects.toMatchObject({
+  it('fails the start naming the error answer and the stderr head, and kills the server', async () => {
+    const refusing = `
+      require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+        const m = JSON.parse(line);
+        process.stderr.write('codex: bad config\\n');
+        process.stdout.write(JSON.stringify({ id: m.id, error: { code: -32600, message: 'not today' } }) + '\\n');
+      });`;
+    await expect(CodexSession.start(startOptions(), recordingSink(), limits, { ...launch, args: ['-e', refusing] })).rejects.toMatchObject({
       code: 'agent_start_failed',
-      detail: expect.stringMatching(/^Codex (did not start a thread in time|did not start a thread: no answer to initialize within 300 ms)\. stderr: codex: no config$/),
+      detail: 'Codex did not start a thread: not today. stderr: codex: bad config',
     });
+  });
+});
+
+describe('AmpSession', () => {
+  // The Amp stand-in (test/support/amp-standin): one process per turn, threads kept in $AMP_STANDIN_HOME.
+  const STANDIN = new URL('./support/amp-standin/amp', import.meta.url).pathname;
+
+  it('learns its thread from the first turn, forgets the turn when its process exits, and ends on terminate', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'agentwire-amp-state-'));
+    cleanups.push(async () => rmSync(home, { recursive: true, force: true }));
+    const sink = recordingSink();
+    const env = { AMP_STANDIN_HOME: home, PATH: process.env.PATH ?? '' };
+    const session = await AmpSession.start(startOptions({ env }), sink, limits, { executable: STANDIN, apiKey: 'k', mode: 'medium' });
+    cleanups.push(() => session.terminate());
+    expect(session).toMatchObject({ thread: null, turn: undefined, ended: false, terminating: false });
+    expect(existsSync(session.dir)).toBe(true);
+    await session.send({ message: 'hello', attachments: [] });
+    expect(session.turn?.child.pid).toBe(session.pid);
+    await waitFor(() => session.turn === undefined, 10_000, 'the turn to exit');
+    expect(session.thread).toMatch(/^T-/);
+    expect(sink.messages.at(-1)).toMatchObject({ type: 'result', subtype: 'success' });
+    expect(session.ended).toBe(false);
+    await session.terminate();
+    expect(session).toMatchObject({ ended: true, terminating: true });
+    expect(existsSync(session.dir)).toBe(false);
+    expect(sink.exits).toEqual([expect.objectContaining({ requested: true })]);
   });
 });
