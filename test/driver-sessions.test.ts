@@ -8,6 +8,12 @@ import { AcpSession } from '../src/agents/acp/session.js';
 import { ClaudeSession } from '../src/agents/claude/session.js';
 import { CodexSession } from '../src/agents/codex/session.js';
 import { AmpSession } from '../src/agents/amp/session.js';
+import { OpencodeSession } from '../src/agents/opencode/session.js';
+import type { ServerListener } from '../src/agents/opencode/shared-server.js';
+import { SessionGrants } from '../src/agents/opencode/grants.js';
+import type { ChildExit } from '../src/process/spawn.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -203,5 +209,70 @@ describe('AmpSession', () => {
     expect(session).toMatchObject({ ended: true, terminating: true });
     expect(existsSync(session.dir)).toBe(false);
     expect(sink.exits).toEqual([expect.objectContaining({ requested: true })]);
+  });
+});
+
+describe('OpencodeSession', () => {
+  // A stand-in for an `opencode serve` lease: a loopback HTTP server answering POST /session and
+  // recording the calls, and a listener the test feeds the server's events through.
+  async function fakeLease() {
+    const calls: string[] = [];
+    const http = createServer((req, res) => {
+      calls.push(`${req.method} ${req.url?.split('?')[0]}`);
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(req.url?.startsWith('/session?') ? { id: 'ses_1' } : true));
+    });
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise((r) => http.close(r)));
+    let listener: ServerListener | undefined;
+    let released = 0;
+    const lease = {
+      url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+      pid: 4242,
+      shared: false,
+      attach: (l: ServerListener) => void (listener = l),
+      release: async () => void released++,
+    };
+    return { lease, calls, event: (e: unknown) => listener!.event(e), exit: (e: ChildExit, lost: boolean) => listener!.exit(e, lost), released: () => released };
+  }
+
+  it('holds events until POST /session names it, is ready once its session.created arrived, and routes by id', async () => {
+    const fake = await fakeLease();
+    const sink = recordingSink();
+    fake.lease.attach = ((attach) => (l: ServerListener) => {
+      attach(l);
+      // Before the POST /session answer: kept in `early` (ours, and a bootstrap event), not delivered.
+      l.event({ type: 'server.connected', properties: {} });
+    })(fake.lease.attach);
+    const starting = OpencodeSession.start(startOptions(), sink, fake.lease, false, 5_000);
+    await waitFor(() => fake.calls.includes('POST /session'), 5_000, 'POST /session');
+    fake.event({ type: 'session.created', properties: { sessionID: 'ses_1', info: { id: 'ses_1' } } });
+    const session = await starting;
+    expect(session).toMatchObject({ sessionId: 'ses_1', ready: true, ended: false, early: [], grants: undefined });
+    expect(sink.messages.map((m) => (m as { type: string }).type)).toEqual(['server.connected', 'session.created']);
+    fake.event({ type: 'message.updated', properties: { info: { sessionID: 'ses_other' } } });
+    expect(sink.messages).toHaveLength(2);
+    expect(session.router?.accepts({ type: 'message.updated', properties: { info: { sessionID: 'ses_1' } } })).toBe(true);
+    await session.terminate();
+    expect(session.ended).toBe(true);
+    expect(fake.released()).toBe(1);
+    expect(sink.exits).toEqual([expect.objectContaining({ requested: true })]);
+  });
+
+  it('keeps its own grants on a shared server, and fails the start when the server exits first', async () => {
+    const shared = await fakeLease();
+    const starting = OpencodeSession.start(startOptions(), recordingSink(), shared.lease, true, 5_000);
+    await waitFor(() => shared.calls.includes('POST /session'), 5_000, 'POST /session');
+    shared.event({ type: 'session.created', properties: { sessionID: 'ses_1', info: { id: 'ses_1' } } });
+    const session = await starting;
+    expect(session.grants).toBeInstanceOf(SessionGrants);
+    await session.terminate();
+
+    const dying = await fakeLease();
+    const failing = OpencodeSession.start(startOptions(), recordingSink(), dying.lease, false, 5_000);
+    await waitFor(() => dying.calls.includes('POST /session'), 5_000, 'POST /session');
+    dying.exit({ exitCode: 1, signal: null, stderr: { truncated: false }, killed: false }, false);
+    await expect(failing).rejects.toMatchObject({ code: 'agent_start_failed', detail: 'OpenCode did not start a session: the server exited (code 1)' });
+    expect(dying.released()).toBe(1);
   });
 });
