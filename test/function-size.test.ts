@@ -14,7 +14,6 @@ const ROOT = new URL('../src/agents/', import.meta.url).pathname;
 const EXCEPTIONS: Record<string, string> = {
   'codex/convert-hitl.ts serverRequest': "a converter's dispatch over server request methods (pure; its golden fixtures pin it)",
   'codex/convert-items.ts convertItem': "a converter's dispatch over thread item types (pure; its golden fixtures pin it)",
-  'codex/convert.ts notification': "a converter's dispatch over notification methods (pure; its golden fixtures pin it)",
 };
 
 function sourceFiles(dir: string): string[] {
