@@ -24,16 +24,19 @@ export type Readiness<T> = { ok: true; value: T } | ({ ok: false } & StartFailur
  * the failure is returned once the process is reaped. `ready` rejecting is a failure too
  * (`reason: 'error'`): a refused handshake.
  */
-export async function awaitReady<T>(proc: StartingProcess, ready: Promise<T>, timeoutMs: number): Promise<Readiness<T>> {
+export async function awaitReady<T>(proc: StartingProcess, ready: Promise<T> | (() => Promise<T>), timeoutMs: number): Promise<Readiness<T>> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<{ reason: 'timeout' }>((resolve) => {
     timer = setTimeout(() => resolve({ reason: 'timeout' }), timeoutMs);
     timer.unref();
   });
+  // Given as a function, the work starts after the timer: with its own requests bounded by the
+  // same timeoutMs, the whole wait's timeout then fires first and is the one reported.
+  const work = typeof ready === 'function' ? ready() : ready;
   // Settled into values, so a handshake still pending when the start fails (its requests are failed
   // by the exit) never becomes an unhandled rejection.
   const first = await Promise.race([
-    ready.then(
+    work.then(
       (value) => ({ reason: 'ready' as const, value }),
       (error: unknown) => ({ reason: 'error' as const, error: error instanceof Error ? error : new Error(String(error)) }),
     ),

@@ -25,11 +25,11 @@ export async function askAcp(ctx: QueryContext, deps: AcpDeps): Promise<SessionS
     { native: () => {}, onRequest: (r) => void peer.respondError(r.id, { code: -32601, message: 'agentwire only lists models and modes here' }).catch(() => {}) },
   );
   try {
-    const work = (async () => {
+    const work = async () => {
       const init = await initialize(peer, ctx.timeoutMs);
       deps.learn(init);
       return (await openSession(peer, init, { cwd, mcpServers: [] }, ctx.timeoutMs, () => {})).setup;
-    })();
+    };
     const outcome = await awaitReady(child, work, ctx.timeoutMs);
     if (outcome.ok) return outcome.value;
     if (outcome.reason === 'error') throw outcome.error;

@@ -58,11 +58,11 @@ export async function askCodex<T>(ctx: QueryContext, deps: CatalogueDeps, experi
   );
   deps.onSpawn?.(child.pid);
   try {
-    const work = (async () => {
+    const work = async () => {
       await peer.request('initialize', { clientInfo: deps.clientInfo, capabilities: experimental ? { experimentalApi: true } : null }, ctx.timeoutMs);
       await peer.notify('initialized');
       return ask(peer, ctx.timeoutMs);
-    })();
+    };
     const outcome = await awaitReady(child, work, ctx.timeoutMs);
     if (outcome.ok) return outcome.value;
     if (outcome.reason === 'error') throw outcome.error;
