@@ -46,4 +46,10 @@ describe('awaitReady', () => {
     await expect(untilReady(proc2, Promise.reject(own), 5_000, { ...words, keepApiErrors: true })).rejects.toBe(own);
     expect(proc2.running).toBe(false);
   });
+
+  it('starts work given as a function after its own timer, so a timeout of the same length is reported as the timeout', async () => {
+    const proc = await spawnNode('setInterval(() => {}, 1000)');
+    const work = () => new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the inner request timed out')), 50));
+    expect(await awaitReady(proc, work, 50)).toMatchObject({ ok: false, reason: 'timeout' });
+  });
 });
