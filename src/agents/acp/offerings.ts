@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { processSpawnOptions } from '../process-options.js';
 import type { ModeInfo, ModelList } from '../../schema/api.js';
+import { awaitReady } from '../readiness.js';
 import type { QueryContext, StartOptions } from '../types.js';
 import { initialize, openSession, spawnAcp } from './connection.js';
 import type { AcpDeps } from './driver.js';
@@ -24,23 +25,18 @@ export async function askAcp(ctx: QueryContext, deps: AcpDeps): Promise<SessionS
     { command: executable, args: [...deps.definition.args, ...(extra.args ?? [])], cwd, env: { ...extra.env }, ...processSpawnOptions(deps.limits, ctx.logger), boundary: ctx.boundary },
     { native: () => {}, onRequest: (r) => void peer.respondError(r.id, { code: -32601, message: 'agentwire only lists models and modes here' }).catch(() => {}) },
   );
-  let timer: NodeJS.Timeout | undefined;
   try {
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${deps.definition.title} did not answer within ${ctx.timeoutMs} ms`)), ctx.timeoutMs);
-    });
-    const exited = child.exited.then((exit) => Promise.reject(new Error(`${deps.definition.title} exited (${exit.signal ?? `code ${exit.exitCode}`}): ${exit.stderr.head ?? ''}`)));
-    const work = (async () => {
+    const work = async () => {
       const init = await initialize(peer, ctx.timeoutMs);
       deps.learn(init);
       return (await openSession(peer, init, { cwd, mcpServers: [] }, ctx.timeoutMs, () => {})).setup;
-    })();
-    // The losers settle after the kill below; they are observed so they cannot go unhandled.
-    work.catch(() => {});
-    exited.catch(() => {});
-    return await Promise.race([work, timeout, exited]);
+    };
+    const outcome = await awaitReady(child, work, ctx.timeoutMs);
+    if (outcome.ok) return outcome.value;
+    if (outcome.reason === 'error') throw outcome.error;
+    const { exit } = outcome;
+    throw new Error(outcome.reason === 'timeout' ? `${deps.definition.title} did not answer within ${ctx.timeoutMs} ms` : `${deps.definition.title} exited (${exit.signal ?? `code ${exit.exitCode}`}): ${exit.stderr.head ?? ''}`);
   } finally {
-    clearTimeout(timer);
     await child.kill();
     await rm(cwd, { recursive: true, force: true });
   }

@@ -59,6 +59,12 @@ export function serverRequest(
       return permission(id, 'file_change', { itemId: callId, reason, grantRoot, changes: fileChanges });
     }
   }
+  return questionOrUnsupported(id, method, params);
+}
+
+/** MCP elicitations (a tool approval is a permission, a form a question), user input questions,
+ *  and any other request (an error draft); undefined when its params do not parse. */
+function questionOrUnsupported(id: string, method: string, params: unknown): Draft | undefined {
   if (method === 'mcpServer/elicitation/request') {
     // Codex approving an MCP tool call is a permission; the server's own form is a question.
     const p = McpElicitation.safeParse(params);

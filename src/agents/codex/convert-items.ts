@@ -69,6 +69,18 @@ export function convertItem(phase: Phase, raw: { type: string }, ctx: ItemContex
       const parent = parentOf(item.id, ctx);
       return { ...same(call(item.id, parent, content, statusOf(phase))), parent: { id: item.id, key: parent } };
     }
+    case 'commandExecution':
+    case 'fileChange':
+    case 'mcpToolCall':
+      return toolItem(phase, item, ctx);
+  }
+}
+
+type ToolItem = Extract<KnownItem, { type: 'commandExecution' | 'fileChange' | 'mcpToolCall' }>;
+
+/** The items that are tool calls: a call item and its result item each (see the header). */
+function toolItem(phase: Phase, item: ToolItem, ctx: ItemContext): ItemOut {
+  switch (item.type) {
     case 'commandExecution': {
       const args = JSON.stringify({ command: item.command, cwd: item.cwd ?? null });
       const callParts: ContentPart[] = [{ type: 'tool_call', name: 'command_execution', arguments: args, call_id: item.id }];

@@ -145,19 +145,8 @@ function notification(state: CodexState, method: string, params: unknown, native
     case 'turn/completed':
       return turnCompleted(state, params, native);
     case 'item/started':
-    case 'item/completed': {
-      const p = ItemNotification.safeParse(params);
-      if (!p.success) return bad('malformed params');
-      const out = convertItem(method === 'item/started' ? 'started' : 'completed', p.data.item, state);
-      if (!out) return bad('item without an id');
-      const next: CodexState = {
-        ...state,
-        lastMessage: out.lastMessage,
-        ...(out.parent ? { parents: { ...state.parents, [out.parent.id]: out.parent.key } } : {}),
-        ...(out.changes ? { changes: { ...state.changes, [out.changes.id]: out.changes.changes } } : {}),
-      };
-      return { state: next, events: out.events };
-    }
+    case 'item/completed':
+      return itemNotification(state, method, params, bad);
     case 'item/agentMessage/delta':
     case 'item/reasoning/summaryTextDelta':
     case 'item/reasoning/textDelta': {
@@ -189,9 +178,31 @@ function notification(state: CodexState, method: string, params: unknown, native
       return { state, events: [{ type: 'error', data: { message: error.message, code: 'codex_error', details } }] };
     }
   }
+  return otherNotification(state, method, params) ?? bad('malformed params');
+}
+
+/** item/started, item/completed: the item's drafts; the state remembers the last message, tool
+ *  parents and file changes. */
+function itemNotification(state: CodexState, method: string, params: unknown, bad: (issue: string) => Out): Out {
+  const p = ItemNotification.safeParse(params);
+  if (!p.success) return bad('malformed params');
+  const out = convertItem(method === 'item/started' ? 'started' : 'completed', p.data.item, state);
+  if (!out) return bad('item without an id');
+  const next: CodexState = {
+    ...state,
+    lastMessage: out.lastMessage,
+    ...(out.parent ? { parents: { ...state.parents, [out.parent.id]: out.parent.key } } : {}),
+    ...(out.changes ? { changes: { ...state.changes, [out.changes.id]: out.changes.changes } } : {}),
+  };
+  return { state: next, events: out.events };
+}
+
+/** The rest: MCP start-up failures, warnings and notifications new to us become status items, the
+ *  ones listed in DROPPED nothing; undefined when malformed. */
+function otherNotification(state: CodexState, method: string, params: unknown): Out | undefined {
   if (method === 'mcpServer/startupStatus/updated') {
     const p = McpStartupStatus.safeParse(params);
-    if (!p.success) return bad('malformed params');
+    if (!p.success) return undefined;
     if (p.data.status === 'failed' || p.data.status === 'cancelled') {
       return statusItem(state, method, lines(`MCP server '${p.data.name}' ${p.data.status}`, p.data.error ?? undefined));
     }
@@ -199,7 +210,7 @@ function notification(state: CodexState, method: string, params: unknown, native
   }
   const status = STATUS[method];
   if (status) {
-    if (method === 'configWarning' && !ConfigWarning.safeParse(params).success) return bad('malformed params');
+    if (method === 'configWarning' && !ConfigWarning.safeParse(params).success) return undefined;
     const p = params && typeof params === 'object' ? (params as Record<string, unknown>) : {};
     return statusItem(state, method, status(p));
   }

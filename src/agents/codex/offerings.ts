@@ -13,6 +13,7 @@ import { z } from 'zod';
 import type { ChildProcess } from '../../process/spawn.js';
 import { processSpawnOptions, type ProcessLimits } from '../process-options.js';
 import type { ModeInfo, ModelInfo, ModelList } from '../../schema/api.js';
+import { awaitReady } from '../readiness.js';
 import type { QueryContext } from '../types.js';
 import { JsonRpcPeer } from '../json-rpc.js';
 import { modesFromList } from './modes.js';
@@ -57,23 +58,18 @@ export async function askCodex<T>(ctx: QueryContext, deps: CatalogueDeps, experi
     { native: () => {}, onRequest: (r) => void peer.respondError(r.id, { code: -32601, message: 'agentwire only lists models and modes here' }).catch(() => {}) },
   );
   deps.onSpawn?.(child.pid);
-  let timer: NodeJS.Timeout | undefined;
   try {
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`codex app-server did not answer within ${ctx.timeoutMs} ms`)), ctx.timeoutMs);
-    });
-    const exited = child.exited.then((exit) => Promise.reject(new Error(`codex app-server exited (${exit.signal ?? `code ${exit.exitCode}`}): ${exit.stderr.head ?? ''}`)));
-    const work = (async () => {
+    const work = async () => {
       await peer.request('initialize', { clientInfo: deps.clientInfo, capabilities: experimental ? { experimentalApi: true } : null }, ctx.timeoutMs);
       await peer.notify('initialized');
       return ask(peer, ctx.timeoutMs);
-    })();
-    // The losers settle after the kill below; they are observed so they cannot go unhandled.
-    work.catch(() => {});
-    exited.catch(() => {});
-    return await Promise.race([work, timeout, exited]);
+    };
+    const outcome = await awaitReady(child, work, ctx.timeoutMs);
+    if (outcome.ok) return outcome.value;
+    if (outcome.reason === 'error') throw outcome.error;
+    const { exit } = outcome;
+    throw new Error(outcome.reason === 'timeout' ? `codex app-server did not answer within ${ctx.timeoutMs} ms` : `codex app-server exited (${exit.signal ?? `code ${exit.exitCode}`}): ${exit.stderr.head ?? ''}`);
   } finally {
-    clearTimeout(timer);
     await child.kill();
   }
 }

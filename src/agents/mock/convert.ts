@@ -52,7 +52,28 @@ function convertLine(state: MockState, native: unknown): { state: MockState; eve
         item: messageItem(line.id, line.role, line.parts.map(toPart), 'completed'),
       });
     case 'tool_call':
-      return emit(state, {
+    case 'tool_result':
+    case 'progress':
+    case 'artifact':
+    case 'ask_permission':
+    case 'ask_question':
+    case 'failure':
+      return emit(state, statelessDraft(line));
+    case 'done':
+      // A turn never leaves a message open on purpose; forget any so the state stays bounded.
+      return emit({ open: {} }, { type: 'turn.ended', data: { metadata: { reason: line.reason } } });
+    case 'bye':
+      return emit({ open: {} }, { type: 'session.ended', data: { reason: 'completed', terminated_by: 'agent' } });
+  }
+}
+
+type StatelessLine = Extract<MockOut, { type: 'tool_call' | 'tool_result' | 'progress' | 'artifact' | 'ask_permission' | 'ask_question' | 'failure' }>;
+
+/** The lines that need no state: each is one draft of its own. */
+function statelessDraft(line: StatelessLine): Draft {
+  switch (line.type) {
+    case 'tool_call':
+      return {
         type: 'item.completed',
         item: {
           ...keyed(line.id),
@@ -62,9 +83,9 @@ function convertLine(state: MockState, native: unknown): { state: MockState; eve
           content: [{ type: 'tool_call', name: line.tool, arguments: JSON.stringify(line.input), call_id: line.id }],
           status: 'completed',
         },
-      });
+      };
     case 'tool_result':
-      return emit(state, {
+      return {
         type: 'item.completed',
         item: {
           ...keyed(line.id),
@@ -74,19 +95,19 @@ function convertLine(state: MockState, native: unknown): { state: MockState; eve
           content: [{ type: 'tool_result', call_id: line.call, output: line.output }, ...(line.files ?? []).map(toPart)],
           status: line.failed ? 'failed' : 'completed',
         },
-      });
+      };
     case 'progress':
-      return emit(state, {
+      return {
         type: 'item.completed',
         item: { ...keyed(line.id), kind: 'status', role: null, content: [statusPart(line.label, line.detail)], status: 'completed' },
-      });
+      };
     case 'artifact':
-      return emit(state, {
+      return {
         type: 'item.completed',
         item: { ...keyed(line.id), kind: 'unknown', role: null, content: [{ type: 'json', json: line.payload }], status: 'completed' },
-      });
+      };
     case 'ask_permission':
-      return emit(state, {
+      return {
         type: 'permission.requested',
         data: {
           permission_id: line.id,
@@ -94,22 +115,17 @@ function convertLine(state: MockState, native: unknown): { state: MockState; eve
           status: 'requested',
           ...(line.input !== undefined ? { metadata: { input: line.input } } : {}),
         },
-      });
+      };
     case 'ask_question':
-      return emit(state, {
+      return {
         type: 'question.requested',
         data: { question_id: line.id, prompt: line.prompt, options: line.options, status: 'requested' },
-      });
+      };
     case 'failure':
-      return emit(state, {
+      return {
         type: 'error',
         data: { message: line.message, ...(line.code !== undefined ? { code: line.code } : {}) },
-      });
-    case 'done':
-      // A turn never leaves a message open on purpose; forget any so the state stays bounded.
-      return emit({ open: {} }, { type: 'turn.ended', data: { metadata: { reason: line.reason } } });
-    case 'bye':
-      return emit({ open: {} }, { type: 'session.ended', data: { reason: 'completed', terminated_by: 'agent' } });
+      };
   }
 }
 

@@ -119,6 +119,7 @@ function convertEvent(state: OpencodeState, native: unknown): Out {
   const { type, properties } = envelope.data;
   const bad = (issue = 'malformed properties'): Out => ({ state, events: [unparsed(`${type}: ${issue}`, native)] });
   const withParts = (out: { parts: PartsState; events: Draft[] } | undefined): Out => (out ? { state: { ...state, parts: out.parts }, events: out.events } : bad('malformed part'));
+  if (HITL_EVENTS.has(type)) return hitlEvent(state, type, properties) ?? bad();
   switch (type) {
     case 'session.created':
     case RESUMED: {
@@ -131,14 +132,6 @@ function convertEvent(state: OpencodeState, native: unknown): Out {
     case MCP_SERVERS: {
       const servers = isStringArray((properties as { servers?: unknown } | undefined)?.servers);
       return servers ? { state: { ...state, parts: { ...state.parts, mcpServers: servers } }, events: [] } : bad();
-    }
-    case ALWAYS_KEPT: {
-      const id = (properties as { requestID?: unknown } | undefined)?.requestID;
-      if (typeof id !== 'string') return bad();
-      const open = state.permissions[id];
-      if (!open) return { state, events: [] };
-      const kept = { ...open, metadata: { ...asRecord(open.metadata), always_kept_by: 'agentwire' } };
-      return { state: { ...state, permissions: { ...state.permissions, [id]: kept } }, events: [] };
     }
     case 'session.deleted':
       return { state, events: [{ type: 'session.ended', data: { reason: 'completed', terminated_by: 'agent' } }] };
@@ -156,16 +149,8 @@ function convertEvent(state: OpencodeState, native: unknown): Out {
       if (p.data.field !== 'text') return { state, events: [] }; // only text is streamed on 1.18.33; others arrive whole in part.updated
       return withParts(partDelta(state.parts, p.data.messageID, p.data.partID, p.data.delta));
     }
-    case 'session.status': {
-      const p = SessionStatus.safeParse(properties);
-      if (!p.success) return bad();
-      const status = p.data.status;
-      if (status.type === 'busy') return { state: { ...state, busy: true }, events: [] }; // the daemon opened the turn already
-      if (status.type === 'idle') return { state, events: [] }; // session.idle follows
-      const n = state.statuses + 1;
-      const item: DraftItem = { key: `status:${n}`, native_item_id: null, kind: 'status', role: null, content: [{ type: 'status', label: 'retry', detail: `attempt ${status.attempt}: ${status.message}` }], status: 'completed' };
-      return { state: { ...state, statuses: n }, events: [{ type: 'item.completed', item }] };
-    }
+    case 'session.status':
+      return sessionStatus(state, properties) ?? bad();
     case 'session.idle':
       return turnEnded(state);
     case 'session.error': {
@@ -179,16 +164,35 @@ function convertEvent(state: OpencodeState, native: unknown): Out {
       if (!state.busy) events.push({ type: 'turn.ended', data: { metadata: { reason: 'error' } } });
       return { state: { ...state, failed: true }, events };
     }
+  }
+  if (Object.hasOwn(IGNORED, type) || type.startsWith(IGNORED_PREFIX)) return { state, events: [] };
+  return bad('unknown event type');
+}
+
+/** The events about permissions and questions, and the driver's note of an `always` it keeps. */
+const HITL_EVENTS = new Set<string>([ALWAYS_KEPT, 'permission.asked', 'permission.replied', 'question.asked', 'question.replied', 'question.rejected']);
+
+/** A permission or question event; undefined when its properties are malformed. */
+function hitlEvent(state: OpencodeState, type: string, properties: unknown): Out | undefined {
+  switch (type) {
+    case ALWAYS_KEPT: {
+      const id = (properties as { requestID?: unknown } | undefined)?.requestID;
+      if (typeof id !== 'string') return undefined;
+      const open = state.permissions[id];
+      if (!open) return { state, events: [] };
+      const kept = { ...open, metadata: { ...asRecord(open.metadata), always_kept_by: 'agentwire' } };
+      return { state: { ...state, permissions: { ...state.permissions, [id]: kept } }, events: [] };
+    }
     case 'permission.asked': {
       const p = PermissionAsked.safeParse(properties);
-      if (!p.success) return bad();
+      if (!p.success) return undefined;
       const { id, permission, patterns, always, metadata, tool } = p.data;
       const data: PermissionEventData = { permission_id: id, action: permission, status: 'requested', metadata: defined({ patterns, always, ...metadata, tool }) };
       return { state: { ...state, permissions: { ...state.permissions, [id]: data } }, events: [{ type: 'permission.requested', data }] };
     }
     case 'permission.replied': {
       const p = PermissionReplied.safeParse(properties);
-      if (!p.success) return bad();
+      if (!p.success) return undefined;
       const { requestID, reply } = p.data;
       const { [requestID]: open, ...rest } = state.permissions;
       const base = open ?? { permission_id: requestID, action: 'unknown', status: 'requested' as const };
@@ -198,7 +202,7 @@ function convertEvent(state: OpencodeState, native: unknown): Out {
     }
     case 'question.asked': {
       const p = QuestionAsked.safeParse(properties);
-      if (!p.success) return bad();
+      if (!p.success) return undefined;
       const { id, questions } = p.data;
       const data: QuestionEventData = { question_id: id, prompt: questions.map((q) => q.question).join('\n'), options: questions.flatMap((q) => q.options.map((o) => o.label)), status: 'requested' };
       return { state: { ...state, questions: { ...state.questions, [id]: data } }, events: [{ type: 'question.requested', data }] };
@@ -206,7 +210,7 @@ function convertEvent(state: OpencodeState, native: unknown): Out {
     case 'question.replied':
     case 'question.rejected': {
       const p = type === 'question.replied' ? QuestionReplied.safeParse(properties) : QuestionRejected.safeParse(properties);
-      if (!p.success) return bad();
+      if (!p.success) return undefined;
       const { requestID } = p.data;
       const { [requestID]: open, ...rest } = state.questions;
       const base = open ?? { question_id: requestID, prompt: '', options: [], status: 'requested' as const };
@@ -215,8 +219,20 @@ function convertEvent(state: OpencodeState, native: unknown): Out {
       return { state: { ...state, questions: rest }, events: [{ type: 'question.resolved', data }] };
     }
   }
-  if (Object.hasOwn(IGNORED, type) || type.startsWith(IGNORED_PREFIX)) return { state, events: [] };
-  return bad('unknown event type');
+  return undefined;
+}
+
+/** session.status: busy is noted, idle waits for session.idle, a retry becomes a status item;
+ *  undefined when its properties are malformed. */
+function sessionStatus(state: OpencodeState, properties: unknown): Out | undefined {
+  const p = SessionStatus.safeParse(properties);
+  if (!p.success) return undefined;
+  const status = p.data.status;
+  if (status.type === 'busy') return { state: { ...state, busy: true }, events: [] }; // the daemon opened the turn already
+  if (status.type === 'idle') return { state, events: [] }; // session.idle follows
+  const n = state.statuses + 1;
+  const item: DraftItem = { key: `status:${n}`, native_item_id: null, kind: 'status', role: null, content: [{ type: 'status', label: 'retry', detail: `attempt ${status.attempt}: ${status.message}` }], status: 'completed' };
+  return { state: { ...state, statuses: n }, events: [{ type: 'item.completed', item }] };
 }
 
 /** session.idle: messages still open complete (an aborted step has none of its closing events), then the turn ends. */

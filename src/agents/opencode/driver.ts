@@ -20,22 +20,25 @@
 // The server is watched through its process and its stream: if the stream ends while the process
 // lives, the process is killed; either way its exit is reported to every session on it as a
 // crash, so no session hangs on it.
+//
+// The live session and its state are in session.ts (OpencodeSession).
 import { ApiError } from '../../errors.js';
 import type { Config } from '../../config.js';
 import { agentLocator } from '../locator.js';
 import type { ProcessLimits } from '../process-options.js';
 import { sameSpareOptions } from '../spare.js';
-import type { AgentDriver, AgentHandle, AgentSink, ProcessExit, StartOptions } from '../types.js';
+import type { AgentDriver, AgentSink, StartOptions } from '../types.js';
 import { opencodeCapabilities } from './capabilities.js';
-import { modelRef, promptParts, serverConfig } from './config.js';
-import { ALWAYS_KEPT, MCP_SERVERS, opencodeConverter, RESUMED } from './convert.js';
-import { askOf, repliedOf, SessionGrants } from './grants.js';
+import { serverConfig } from './config.js';
+import { opencodeConverter } from './convert.js';
 import { atDirectory, callJson } from './http.js';
 import { listModels, listModes } from './offerings.js';
-import { SessionRouter, sessionOf } from './route.js';
 import { startServer } from './server.js';
+import { OpencodeSession } from './session.js';
 import { ServerPool, type ServerLauncher } from './shared-server.js';
 import { subscribe } from './sse.js';
+
+export { agentFor } from './session.js';
 
 export type LocateOpencode = () => Promise<string>;
 
@@ -79,168 +82,13 @@ function serverLauncher(limits: ProcessLimits): ServerLauncher {
 
 /** Largest SSE frame kept whole; bigger ones are cut and reported as agent.unparsed. */
 const frameLimit = (limits: ProcessLimits) => limits.maxLineChars;
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The OpenCode agent a prompt names: the session's agentMode; for the daemon's generic 'default',
- *  none (OpenCode's own default, `build`), or `plan` when the permissionMode is plan. */
-export function agentFor(agentMode: string, permissionMode: string): string | undefined {
-  if (agentMode !== 'default') return agentMode;
-  return permissionMode === 'plan' ? 'plan' : undefined;
-}
-
-async function startOpencode(options: StartOptions, sink: AgentSink, limits: ProcessLimits, locate: LocateOpencode, servers: ServerPool): Promise<AgentHandle> {
+/** A lease on the server for the session's executable and environment (config included), then the session on it. */
+async function startOpencode(options: StartOptions, sink: AgentSink, limits: ProcessLimits, locate: LocateOpencode, servers: ServerPool): Promise<OpencodeSession> {
   const executable = await locate();
-  const timeout = Math.max(limits.startTimeoutMs, 5_000);
-  const fail = (why: string) => new ApiError('agent_start_failed', `OpenCode ${why}`, { agent: 'opencode' });
   const env = { ...options.env, OPENCODE_CONFIG_CONTENT: JSON.stringify(serverConfig(options)) };
-  const lease = await servers.acquire({ executable, cwd: options.cwd, env }, options.logger).catch((err: Error) => Promise.reject(fail(err.message)));
-  const { url } = lease;
-  /** A call on the session's own instance: the directory it was created in. */
-  const api = (method: string, path: string, body?: unknown) => callJson(url, method, atDirectory(path, options.cwd), body, timeout);
-  // OpenCode keeps an `always` grant in its instance, for every session on it (tested): on a
-  // server others may share, this session's `always` answers are kept here instead (grants.ts).
-  const grants = servers.shares ? new SessionGrants() : undefined;
-  const answerOnce = (requestId: string) =>
-    api('POST', replyPath(requestId), { reply: 'once' }).catch((err: Error) =>
-      options.logger.warn({ requestId, err: err.message }, 'could not answer a request its session granted always'),
-    );
-  /** False for a request this session's grants answer, and for that answer's reply event. */
-  const shown = (event: unknown): boolean => {
-    if (!grants) return true;
-    const ask = askOf(event);
-    if (ask && grants.covers(ask)) {
-      grants.answeredSilently(ask.id);
-      void answerOnce(ask.id);
-      return false;
-    }
-    if (ask) grants.asked(ask);
-    const replied = repliedOf(event);
-    return replied === undefined || grants.showReply(replied);
-  };
-
-  let sessionId: string | undefined;
-  /** Events that came before the POST /session answer named our session (bounded). */
-  let early: unknown[] = [];
-  let created: (() => void) | undefined;
-  const createdSeen = new Promise<void>((resolve) => (created = resolve));
-  let router: SessionRouter | undefined;
-  const deliver = (event: unknown) => {
-    if (!router?.accepts(event) || !shown(event)) return;
-    sink.native(event);
-    if (isObject(event) && event.type === 'session.created') created?.();
-  };
-  /** The server's end while the session starts (the start fails) or after (the session ends). */
-  let ready = false;
-  let ended = false;
-  let gone: ((why: Error) => void) | undefined;
-  const goneEarly = new Promise<never>((_, reject) => (gone = reject));
-  goneEarly.catch(() => {});
-  const report = (exit: ProcessExit) => {
-    if (ended) return;
-    ended = true;
-    sink.exit(exit);
-  };
-  lease.attach({
-    event: (event) => {
-      if (sessionId !== undefined) return deliver(event);
-      if (early.length < 1_000 && mayBeOurs(event)) early.push(event);
-    },
-    exit: (exit, lost) => {
-      if (!ready) return gone?.(new Error(`the server exited (${exit.signal ?? `code ${exit.exitCode}`})${lost ? ' after its event stream ended' : ''}`));
-      // A crash, or a lost stream (the pool killed the server): never an exit the daemon asked for.
-      report({ exitCode: exit.exitCode, signal: exit.signal, stderr: exit.stderr, requested: exit.killed && !lost });
-      void lease.release();
-    },
-  });
-  try {
-    if (options.mcp && Object.keys(options.mcp).length > 0) sink.native({ type: MCP_SERVERS, properties: { servers: Object.keys(options.mcp) } });
-    if (options.nativeSessionId) {
-      // Resume: the session is in OpenCode's storage (under the user's data dir). No
-      // session.created comes for it; its GET answer starts the session instead (RESUMED).
-      const path = `/session/${encodeURIComponent(options.nativeSessionId)}`;
-      const answer = await Promise.race([api('GET', path), goneEarly]);
-      if (!isObject(answer.json) || answer.json.id !== options.nativeSessionId) throw new Error(`GET ${path} answered ${JSON.stringify(answer.json).slice(0, 200)}`);
-      sessionId = answer.json.id;
-      router = new SessionRouter(sessionId);
-      sink.native({ type: RESUMED, properties: { sessionID: sessionId, info: answer.json } });
-      early.forEach(deliver);
-      early = [];
-    } else {
-      const answer = await Promise.race([api('POST', '/session', {}), goneEarly]);
-      if (!isObject(answer.json) || typeof answer.json.id !== 'string') throw new Error(`POST /session answered ${JSON.stringify(answer.json).slice(0, 200)}`);
-      sessionId = answer.json.id;
-      router = new SessionRouter(sessionId);
-      // Its session.created event (the session's start, with its id) may come before or after the
-      // answer: ready once it has been delivered, so the session is created with its native id.
-      const waiting = early;
-      early = [];
-      waiting.forEach(deliver);
-      let timer: NodeJS.Timeout | undefined;
-      const seen = await Promise.race([createdSeen.then(() => true), goneEarly, new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeout)))]);
-      clearTimeout(timer);
-      if (!seen) throw new Error('no session.created event for the new session');
-    }
-  } catch (err) {
-    ended = true;
-    await lease.release();
-    throw fail(`did not start a session: ${(err as Error).message}`);
-  }
-  ready = true;
-  const id = sessionId;
-
-  const io = (err: unknown) => new ApiError('agent_io_failed', `OpenCode did not accept the call: ${(err as Error).message}`, { agent: 'opencode' });
-  const call = (method: string, path: string, body?: unknown) => api(method, path, body).catch((err) => Promise.reject(io(err)));
-  const model = modelRef(options.model);
-  const agent = agentFor(options.agentMode, options.permissionMode);
-
-  return {
-    get pid() {
-      return lease.pid;
-    },
-    send: async (turn) => {
-      const body = {
-        parts: promptParts(turn.message, turn.attachments),
-        ...(agent ? { agent } : {}),
-        ...(model ? { model } : {}),
-        ...(options.variant ? { variant: options.variant } : {}),
-      };
-      await call('POST', `/session/${id}/prompt_async`, body);
-    },
-    replyPermission: async (permissionId, reply) => {
-      if (!grants || reply !== 'always') return void (await call('POST', replyPath(permissionId), { reply }));
-      // Kept here, sent as once; the requests already waiting that it covers are answered too,
-      // as OpenCode does with its own `always`.
-      const covered = grants.grant(permissionId);
-      sink.native({ type: ALWAYS_KEPT, properties: { requestID: permissionId } });
-      await call('POST', replyPath(permissionId), { reply: 'once' });
-      for (const other of covered) await call('POST', replyPath(other.id), { reply: 'once' });
-    },
-    replyQuestion: async (questionId, answers) => {
-      const path = `/question/${encodeURIComponent(questionId)}`;
-      await (answers === null ? call('POST', `${path}/reject`) : call('POST', `${path}/reply`, { answers }));
-    },
-    interrupt: async () => {
-      await call('POST', `/session/${id}/abort`);
-    },
-    terminate: async () => {
-      if (ended) return void (await lease.release());
-      // Routing stops first, so the session ends as it would with a server of its own (turn
-      // ended as terminated, nothing after). On a server other sessions keep, its turn must not
-      // run on unowned: it is aborted (which also cancels its pending permission and question
-      // requests); an idle session answers true all the same.
-      const others = lease.shared;
-      const exit = await lease.release();
-      report(exit ? { exitCode: exit.exitCode, signal: exit.signal, stderr: exit.stderr, requested: true } : { exitCode: null, signal: null, stderr: { truncated: false }, requested: true });
-      if (others) await api('POST', `/session/${id}/abort`).catch((err: Error) => options.logger.warn({ err: err.message }, 'could not abort the session on its shared server'));
-    },
-  };
-}
-
-/** Where a permission request is answered (by the client's reply, or by a grant the driver keeps). */
-const replyPath = (requestId: string) => `/permission/${encodeURIComponent(requestId)}/reply`;
-
-/** Before the POST /session answer names the session, what could be its own: events naming no
- *  session and session lifecycle events. Other sessions' traffic on a shared server is not kept. */
-function mayBeOurs(event: unknown): boolean {
-  return sessionOf(event) === undefined || (isObject(event) && (event.type === 'session.created' || event.type === 'session.updated'));
+  const lease = await servers.acquire({ executable, cwd: options.cwd, env }, options.logger).catch((err: Error) =>
+    Promise.reject(new ApiError('agent_start_failed', `OpenCode ${err.message}`, { agent: 'opencode' })),
+  );
+  return OpencodeSession.start(options, sink, lease, servers.shares, Math.max(limits.startTimeoutMs, 5_000));
 }

@@ -5,6 +5,7 @@
 import { createServer } from 'node:net';
 import { ChildProcess } from '../../process/spawn.js';
 import { processSpawnOptions, type ProcessLimits } from '../process-options.js';
+import { awaitReady } from '../readiness.js';
 
 const LISTENING = /opencode server listening on (http:\/\/\S+)/;
 
@@ -51,20 +52,14 @@ export async function startServer(
       else logger.debug({ stdout: line.text }, 'opencode stdout');
     },
   );
-  let timer: NodeJS.Timeout | undefined;
-  const outcome = await Promise.race([
-    announced.then((url) => ({ url })),
-    proc.exited.then((exit) => ({ exit })),
-    new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), limits.startTimeoutMs))),
-  ]);
-  clearTimeout(timer);
-  if (outcome !== 'timeout' && 'url' in outcome) {
-    if (outcome.url === `http://127.0.0.1:${port}`) return { proc, url: outcome.url };
+  const outcome = await awaitReady(proc, announced, limits.startTimeoutMs);
+  if (outcome.ok) {
+    if (outcome.value === `http://127.0.0.1:${port}`) return { proc, url: outcome.value };
     await proc.kill();
-    throw new Error(`it listens on ${outcome.url}, not on port ${port}`);
+    throw new Error(`it listens on ${outcome.value}, not on port ${port}`);
   }
-  const exit = outcome === 'timeout' ? await proc.kill() : outcome.exit;
+  const { exit } = outcome;
   const stderr = exit.stderr.tail || exit.stderr.head;
-  const why = outcome === 'timeout' ? `did not listen within ${limits.startTimeoutMs} ms` : `exited with ${exit.signal ?? `code ${exit.exitCode}`} before it listened`;
+  const why = outcome.reason === 'timeout' ? `did not listen within ${limits.startTimeoutMs} ms` : `exited with ${exit.signal ?? `code ${exit.exitCode}`} before it listened`;
   throw new Error(`${why}${stderr ? `; stderr: ${stderr}` : ''}`);
 }

@@ -31,57 +31,71 @@ export async function subscribe(base: string, directory: string, maxFrameChars: 
     abort.abort();
     throw new OpencodeHttpError(`GET /event answered ${response.status} ${type}, not an event stream`);
   }
-  const body = response.body;
-  void (async () => {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    let data: string[] = [];
-    let size = 0;
-    let cut = false;
-    const flush = () => {
-      if (data.length > 0) {
-        const text = data.join('\n');
-        handlers.event(cut ? text : parse(text));
-      }
-      data = [];
-      size = 0;
-      cut = false;
-    };
-    const line = (l: string) => {
-      if (l === '') return flush();
-      if (!l.startsWith('data:')) return; // comments, event:, id:, retry:
-      const value = l.slice(l.startsWith('data: ') ? 6 : 5);
-      if (cut) return;
-      if (size + value.length > maxFrameChars) {
-        data.push(value.slice(0, Math.max(0, maxFrameChars - size)));
-        cut = true;
-        return;
-      }
-      size += value.length;
-      data.push(value);
-    };
-    let reason = 'the server closed the event stream';
-    try {
-      for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let nl: number;
-        while ((nl = buffer.indexOf('\n')) >= 0) {
-          line(buffer.slice(0, nl).replace(/\r$/, ''));
-          buffer = buffer.slice(nl + 1);
-        }
-        // A line without its newline yet is kept, but never more than a frame may hold.
-        if (buffer.length > maxFrameChars + 16) {
-          line(buffer);
-          buffer = '';
-          cut = true;
-        }
-      }
-    } catch (err) {
-      reason = abort.signal.aborted ? 'closed' : `the event stream failed: ${(err as Error).message}`;
-    }
-    handlers.end(reason);
-  })();
+  void pump(response.body, abort.signal, new FrameReader(maxFrameChars, (data) => handlers.event(data)), handlers);
   return { close: () => abort.abort() };
+}
+
+/** Reads the stream to its end, line by line into the frame reader, then reports the end once. */
+async function pump(body: ReadableStream<Uint8Array>, signal: AbortSignal, frames: FrameReader, handlers: StreamHandlers): Promise<void> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let reason = 'the server closed the event stream';
+  try {
+    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let nl: number;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        frames.line(buffer.slice(0, nl).replace(/\r$/, ''));
+        buffer = buffer.slice(nl + 1);
+      }
+      // A line without its newline yet is kept, but never more than a frame may hold.
+      if (buffer.length > frames.maxFrameChars + 16) {
+        frames.line(buffer);
+        buffer = '';
+        frames.cut = true;
+      }
+    }
+  } catch (err) {
+    reason = signal.aborted ? 'closed' : `the event stream failed: ${(err as Error).message}`;
+  }
+  handlers.end(reason);
+}
+
+/** Assembles `data:` lines into frames, a blank line ending each; a frame past the bound is cut. */
+class FrameReader {
+  private data: string[] = [];
+  private size = 0;
+  /** The frame being read was cut: the rest of its data is dropped and it is handed on as text. */
+  cut = false;
+
+  constructor(
+    readonly maxFrameChars: number,
+    private readonly event: (data: unknown) => void,
+  ) {}
+
+  line(l: string): void {
+    if (l === '') return this.flush();
+    if (!l.startsWith('data:')) return; // comments, event:, id:, retry:
+    const value = l.slice(l.startsWith('data: ') ? 6 : 5);
+    if (this.cut) return;
+    if (this.size + value.length > this.maxFrameChars) {
+      this.data.push(value.slice(0, Math.max(0, this.maxFrameChars - this.size)));
+      this.cut = true;
+      return;
+    }
+    this.size += value.length;
+    this.data.push(value);
+  }
+
+  private flush(): void {
+    if (this.data.length > 0) {
+      const text = this.data.join('\n');
+      this.event(this.cut ? text : parse(text));
+    }
+    this.data = [];
+    this.size = 0;
+    this.cut = false;
+  }
 }
 
 function parse(text: string): unknown {
