@@ -1,4 +1,5 @@
-// The golden walker's replay, shared by test/agents/golden.test.ts and the per-agent converter tests:
+// The golden replay, shared by test/agents/golden.test.ts and the per-agent converter tests (each
+// fixture is replayed by one of them, see golden.test.ts):
 // native lines (with {"$daemon": …} actions interleaved, see test/agents/README.md) through a
 // converter, the normalizer and an event log with deterministic ids and clock.
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,8 @@
-// The Codex converter: every golden fixture of test/agents/codex/fixtures/ (made from the real recorded
-// app-server transcripts by from-recorded.mjs) replayed exactly like test/agents/golden.test.ts does, but
-// through the converter directly (so it runs without a registered driver), plus structural checks
-// of what the replays must show, and unit tests of the cases the recordings do not cover.
+// The Codex converter: every golden fixture of test/agents/codex/fixtures/ (made from the real
+// recorded app-server transcripts by from-recorded.mjs) replayed through the converter directly, here
+// and only here (test/agents/golden.test.ts checks that the registry's driver has this converter and
+// leaves the replay to this file), plus structural checks of what the replays must show, and unit
+// tests of the cases the recordings do not cover.
 // UPDATE_GOLDEN=1 rewrites the expected <scenario>.events.json (review the diff!).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

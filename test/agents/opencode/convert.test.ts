@@ -1,7 +1,9 @@
 // The OpenCode converter: every golden fixture of test/agents/opencode/fixtures/ (made from the real
-// recorded `opencode serve` transcripts by from-recorded.mjs) replayed exactly like
-// test/agents/golden.test.ts does, plus structural checks of what the replays must show, and unit tests
-// of the events the recordings do not cover (abort, session.error, questions, tool errors).
+// recorded `opencode serve` transcripts by from-recorded.mjs) replayed through the converter
+// directly, here and only here (test/agents/golden.test.ts checks that the registry's driver has
+// this converter and leaves the replay to this file), plus structural checks of what the replays
+// must show, and unit tests of the events the recordings do not cover (abort, session.error,
+// questions, tool errors).
 // UPDATE_GOLDEN=1 rewrites the expected <scenario>.events.json (review the diff!).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
