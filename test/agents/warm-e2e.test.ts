@@ -5,32 +5,24 @@
 // agents behind.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultAgentsDir } from '../../src/agents/install.js';
 import { createRegistry } from '../../src/agents/registry.js';
 import type { App } from '../../src/app.js';
 import { Config } from '../../src/config.js';
 import type { AgentId } from '../../src/schema/agents.js';
 import { assistantMessages, expectWellFormedTurn, lastSequence, textOf, type Turn } from '../support/e2e-turns.js';
-import { startFakeModel, type FakeModel } from '../fake-model/server.js';
+import type { FakeModel } from '../fake-model/server.js';
+import { e2eResources } from '../support/agent-e2e.js';
 import { claudeEnv } from './claude/harness.js';
 import { codexConfig, FAKE_KEY_ENV } from './codex/harness.js';
 import { opencodeConfig, seedConfigDir } from './opencode/harness.js';
-import { makeSandbox, type Sandbox } from '../support/sandbox.js';
-import { expectNoUnparsed, getEvents, makeApp, post, waitFor } from '../support/helpers.js';
+import type { Sandbox } from '../support/sandbox.js';
+import { expectNoUnparsed, getEvents, post, waitFor } from '../support/helpers.js';
 import { allGone } from '../support/procs.js';
 
 const REPLY = 'Hello from the fake model, to a pooled session.';
-let app: App | undefined;
-let fake: FakeModel | undefined;
-let sandbox: Sandbox | undefined;
-
-afterEach(async () => {
-  await app?.app.close();
-  await fake?.close();
-  sandbox?.cleanup();
-  app = fake = sandbox = undefined;
-});
+const r = e2eResources();
 
 /** What the daemon's environment needs for `agent` to reach the fake model and nothing else. */
 function daemonEnv(agent: AgentId, fake: FakeModel, sandbox: Sandbox): Record<string, string> {
@@ -57,7 +49,7 @@ function daemonEnv(agent: AgentId, fake: FakeModel, sandbox: Sandbox): Record<st
 
 /** The pids of an agent's ready spares (the pool's own bookkeeping). */
 function sparePids(agent: AgentId): number[] {
-  const pool = (app!.sessions as unknown as { pool: { ready: Map<string, { handle: { pid: number } }[]> } }).pool;
+  const pool = (r.app.sessions as unknown as { pool: { ready: Map<string, { handle: { pid: number } }[]> } }).pool;
   return (pool.ready.get(agent) ?? []).map((s) => s.handle.pid);
 }
 
@@ -78,18 +70,18 @@ async function slowTurn(app: App, id: string, message: string): Promise<Turn> {
 }
 
 function sessionPid(id: string): number {
-  return (app!.sessions as unknown as { get(id: string): { agent: { current: { pid: number } } } }).get(id).agent.current.pid;
+  return (r.app.sessions as unknown as { get(id: string): { agent: { current: { pid: number } } } }).get(id).agent.current.pid;
 }
 
 describe.each(['mock', 'claude', 'codex', 'opencode'] as const)('a pooled %s session (real agent, fake model)', (agent) => {
   it('adopts a warm spare at create and runs a real turn with it', async () => {
-    sandbox = makeSandbox(`warm-${agent}`);
-    fake = await startFakeModel({ scenario: [[{ text: REPLY }]] });
+    const sandbox = r.makeSandbox(`warm-${agent}`);
+    const fake = await r.startFakeModel({ scenario: [[{ text: REPLY }]] });
     const config = Config.parse({ warm: [`${agent}=1`] });
     // The daemon's own environment: what every agent and spare starts from (agent-env.ts).
     const boundary = { env: { ...process.env, ...daemonEnv(agent, fake, sandbox) } };
     const registry = createRegistry({ ...config, agentsDir: defaultAgentsDir(), boundary });
-    app = await makeApp({ config, registry, baseDir: sandbox.work });
+    const app = await r.makeApp({ config, registry, baseDir: sandbox.work });
     await app.app.ready();
     const [spare] = await waitFor(() => (sparePids(agent).length === 1 ? sparePids(agent) : undefined), 60_000, `a ${agent} spare`);
 
@@ -113,7 +105,7 @@ describe.each(['mock', 'claude', 'codex', 'opencode'] as const)('a pooled %s ses
     // The refill boots once the turn had its first event; shutdown reaps it and the session's agent.
     const [refill] = await waitFor(() => (sparePids(agent).length === 1 ? sparePids(agent) : undefined), 60_000, `the ${agent} refill`);
     await app.app.close();
-    app = undefined;
+    r.dropApp();
     for (const pid of [spare!, refill!]) await allGone(pid, 10_000);
   }, 180_000);
 });

@@ -5,33 +5,23 @@
 // on one server get different answers and any event that reached the wrong session shows.
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { App } from '../../../src/app.js';
+import { describe, expect, it } from 'vitest';
 import type { Config } from '../../../src/config.js';
 import type { UniversalEvent } from '../../../src/schema/events.js';
 import { assistantMessages, completedItems, eventsUntil, expectWellFormedTurn, lastSequence, ofType, permissionIds, replyPermission, sendTurn, textOf } from '../../support/e2e-turns.js';
-import { startFakeModel, type FakeModel, type Scenario } from '../../fake-model/server.js';
+import type { Scenario } from '../../fake-model/server.js';
+import { e2eResources } from '../../support/agent-e2e.js';
 import { opencodeConfig, seedConfigDir } from './harness.js';
-import { makeSandbox, type Sandbox } from '../../support/sandbox.js';
-import { expectNoUnparsed, getEvents, makeApp, post, waitFor } from '../../support/helpers.js';
+import { expectNoUnparsed, getEvents, post, waitFor } from '../../support/helpers.js';
 import { alive, allGone, leftovers, processes } from '../../support/procs.js';
 
-let app: App | undefined;
-let fake: FakeModel | undefined;
-let sandbox: Sandbox | undefined;
-
-afterEach(async () => {
-  await app?.app.close();
-  await fake?.close();
-  sandbox?.cleanup();
-  app = fake = sandbox = undefined;
-});
+const r = e2eResources();
 
 /** A daemon (sharing on unless `config` says otherwise) and the env its OpenCode sessions get. */
 async function daemon(scenarios: Record<string, Scenario>, config: Partial<Config> = {}) {
-  sandbox = makeSandbox('opencode-shared');
-  fake = await startFakeModel({ scenarios });
-  app = await makeApp({ baseDir: sandbox.work, config });
+  const sandbox = r.makeSandbox('opencode-shared');
+  const fake = await r.startFakeModel({ scenarios });
+  const app = await r.makeApp({ baseDir: sandbox.work, config });
   seedConfigDir(sandbox);
   const configPath = join(sandbox.root, 'opencode.json');
   writeFileSync(configPath, JSON.stringify(opencodeConfig(fake)));
@@ -41,25 +31,25 @@ async function daemon(scenarios: Record<string, Scenario>, config: Partial<Confi
 
 /** A session in `permissionMode` (bypass unless given): same mode, same env, same server, in the
  *  sandbox's work dir unless `cwd` names another. */
-async function create(id: string, env: Record<string, string>, permissionMode = 'bypass', cwd = sandbox!.work): Promise<void> {
-  const res = await post(app!, `/v1/sessions/${id}`, { agent: 'opencode', cwd, env, permissionMode });
+async function create(id: string, env: Record<string, string>, permissionMode = 'bypass', cwd = r.sandbox.work): Promise<void> {
+  const res = await post(r.app, `/v1/sessions/${id}`, { agent: 'opencode', cwd, env, permissionMode });
   expect(res.statusCode, res.body).toBe(200);
 }
 
 /** The pid of the `opencode serve` a session's handle is on. */
 function pidOf(id: string): number {
-  const session = (app!.sessions as unknown as { get(id: string): { agent: { current?: { pid?: number } } } }).get(id);
+  const session = (r.app.sessions as unknown as { get(id: string): { agent: { current?: { pid?: number } } } }).get(id);
   expect(session.agent.current?.pid, `${id} has a server`).toBeTypeOf('number');
   return session.agent.current!.pid!;
 }
 
-const info = async (id: string) => (await app!.app.inject({ method: 'GET', url: `/v1/sessions/${id}` })).json() as { status: string; nativeSessionId?: string };
+const info = async (id: string) => (await r.app.app.inject({ method: 'GET', url: `/v1/sessions/${id}` })).json() as { status: string; nativeSessionId?: string };
 const toolOutputs = (events: UniversalEvent[]) => completedItems(events).flatMap((i) => i.content.flatMap((p) => (p.type === 'tool_result' ? [p.output] : [])));
 
 /** Posts a message without waiting; returns the sequence it started after. */
 async function start(id: string, message: string): Promise<number> {
-  const from = await lastSequence(app!, id);
-  const res = await post(app!, `/v1/sessions/${id}/messages`, { message });
+  const from = await lastSequence(r.app, id);
+  const res = await post(r.app, `/v1/sessions/${id}/messages`, { message });
   expect(res.statusCode, res.body).toBe(204);
   return from;
 }
@@ -83,7 +73,7 @@ describe('opencode shared servers (real server, fake model)', () => {
     expect((await info('a')).nativeSessionId).not.toBe((await info('b')).nativeSessionId);
 
     const [fromA, fromB] = await Promise.all([start('a', 'Ask alpha. [scenario:alpha]'), start('b', 'Run beta. [scenario:beta]')]);
-    const [askedA, askedB] = await Promise.all([eventsUntil(app!, 'a', fromA, ['question.requested'], 30_000), eventsUntil(app!, 'b', fromB, ['question.requested'], 30_000)]);
+    const [askedA, askedB] = await Promise.all([eventsUntil(r.app, 'a', fromA, ['question.requested'], 30_000), eventsUntil(r.app, 'b', fromB, ['question.requested'], 30_000)]);
     const [queA] = questionIds(askedA);
     const [queB] = questionIds(askedB);
     expect(queA).toMatch(/^que_/);
@@ -92,25 +82,25 @@ describe('opencode shared servers (real server, fake model)', () => {
     expect(ofType(askedA, 'question.requested')[0]?.data.prompt).toBe('Alpha colour?');
     expect(ofType(askedB, 'question.requested')[0]?.data.prompt).toBe('Beta colour?');
     // A session cannot answer the other's request: it is not one of its own.
-    expect((await post(app!, `/v1/sessions/a/questions/${encodeURIComponent(queB!)}/reply`, { answers: [['red']] })).statusCode).toBe(404);
-    expect((await post(app!, `/v1/sessions/a/questions/${encodeURIComponent(queA!)}/reply`, { answers: [['blue']] })).statusCode).toBe(204);
-    expect((await post(app!, `/v1/sessions/b/questions/${encodeURIComponent(queB!)}/reject`)).statusCode).toBe(204);
-    const [eventsA, eventsB] = await Promise.all([eventsUntil(app!, 'a', fromA, ['turn.ended'], 30_000), eventsUntil(app!, 'b', fromB, ['turn.ended'], 30_000)]);
-    await expectWellFormedTurn(app!, 'a', { from: fromA, events: eventsA }, 'Ask alpha. [scenario:alpha]');
-    await expectWellFormedTurn(app!, 'b', { from: fromB, events: eventsB }, 'Run beta. [scenario:beta]');
+    expect((await post(r.app, `/v1/sessions/a/questions/${encodeURIComponent(queB!)}/reply`, { answers: [['red']] })).statusCode).toBe(404);
+    expect((await post(r.app, `/v1/sessions/a/questions/${encodeURIComponent(queA!)}/reply`, { answers: [['blue']] })).statusCode).toBe(204);
+    expect((await post(r.app, `/v1/sessions/b/questions/${encodeURIComponent(queB!)}/reject`)).statusCode).toBe(204);
+    const [eventsA, eventsB] = await Promise.all([eventsUntil(r.app, 'a', fromA, ['turn.ended'], 30_000), eventsUntil(r.app, 'b', fromB, ['turn.ended'], 30_000)]);
+    await expectWellFormedTurn(r.app, 'a', { from: fromA, events: eventsA }, 'Ask alpha. [scenario:alpha]');
+    await expectWellFormedTurn(r.app, 'b', { from: fromB, events: eventsB }, 'Run beta. [scenario:beta]');
     expect(ofType(eventsA, 'question.resolved').map((e) => [e.data.status, e.data.response])).toEqual([['answered', 'blue']]);
     expect(ofType(eventsB, 'question.resolved').map((e) => e.data.status)).toEqual(['rejected']);
     expect(toolOutputs(eventsB)).toContain('beta-ran\n');
     expect(textOf(assistantMessages(eventsA).at(-1))).toBe('ALPHA finished.');
     // Nothing of one session reached the other, raw payloads included.
-    const allA = JSON.stringify(await getEvents(app!, 'a', 0, true));
-    const allB = JSON.stringify(await getEvents(app!, 'b', 0, true));
+    const allA = JSON.stringify(await getEvents(r.app, 'a', 0, true));
+    const allB = JSON.stringify(await getEvents(r.app, 'b', 0, true));
     expect(allA).not.toMatch(/BETA|beta-ran|Beta colour/);
     expect(allB).not.toMatch(/ALPHA|Alpha colour/);
     expect(allA).not.toContain((await info('b')).nativeSessionId!);
     expect(allB).not.toContain((await info('a')).nativeSessionId!);
-    expectNoUnparsed(await getEvents(app!, 'a'));
-    expectNoUnparsed(await getEvents(app!, 'b'));
+    expectNoUnparsed(await getEvents(r.app, 'a'));
+    expectNoUnparsed(await getEvents(r.app, 'b'));
     console.log(`[opencode-shared] second session's create on the running server: ${secondCreateMs.toFixed(0)} ms`);
   }, 120_000);
 
@@ -124,20 +114,20 @@ describe('opencode shared servers (real server, fake model)', () => {
     await create('a', env, 'default');
     await create('b', env, 'default');
     expect(pidOf('b')).toBe(pidOf('a'));
-    const turnA = await sendTurn(app!, 'a', 'Two commands. [scenario:alpha]', { timeoutMs: 30_000 });
-    await replyPermission(app!, 'a', permissionIds(turnA.events)[0]!, 'always');
-    const doneA = await eventsUntil(app!, 'a', turnA.from, ['turn.ended'], 30_000);
+    const turnA = await sendTurn(r.app, 'a', 'Two commands. [scenario:alpha]', { timeoutMs: 30_000 });
+    await replyPermission(r.app, 'a', permissionIds(turnA.events)[0]!, 'always');
+    const doneA = await eventsUntil(r.app, 'a', turnA.from, ['turn.ended'], 30_000);
     expect(permissionIds(doneA)).toHaveLength(1);
     expect(ofType(doneA, 'permission.resolved').map((e) => [e.data.status, (e.data.metadata as { reply?: string } | undefined)?.reply])).toEqual([['approved', 'always']]);
     expect(toolOutputs(doneA)).toEqual(['a1\n', 'a2\n']);
-    await expectWellFormedTurn(app!, 'a', { from: turnA.from, events: doneA }, 'Two commands. [scenario:alpha]');
-    const turnB = await sendTurn(app!, 'b', 'One command. [scenario:beta]', { timeoutMs: 30_000 });
+    await expectWellFormedTurn(r.app, 'a', { from: turnA.from, events: doneA }, 'Two commands. [scenario:alpha]');
+    const turnB = await sendTurn(r.app, 'b', 'One command. [scenario:beta]', { timeoutMs: 30_000 });
     expect(permissionIds(turnB.events), JSON.stringify(turnB.events.map((e) => e.type))).toHaveLength(1);
-    await replyPermission(app!, 'b', permissionIds(turnB.events)[0]!, 'once');
-    const doneB = await eventsUntil(app!, 'b', turnB.from, ['turn.ended'], 30_000);
+    await replyPermission(r.app, 'b', permissionIds(turnB.events)[0]!, 'once');
+    const doneB = await eventsUntil(r.app, 'b', turnB.from, ['turn.ended'], 30_000);
     expect(toolOutputs(doneB)).toEqual(['b1\n']);
-    expectNoUnparsed(await getEvents(app!, 'a'));
-    expectNoUnparsed(await getEvents(app!, 'b'));
+    expectNoUnparsed(await getEvents(r.app, 'a'));
+    expectNoUnparsed(await getEvents(r.app, 'b'));
   }, 120_000);
 
   it("sessions in different directories share one server, each working in its own; a directory's instance goes with its last session", async () => {
@@ -146,35 +136,35 @@ describe('opencode shared servers (real server, fake model)', () => {
       beta: [[{ tool: 'shell', command: 'pwd' }], [{ text: 'BETA done.' }]],
       quick: [[{ text: 'QUICK answer.' }]],
     });
-    const otherDir = join(sandbox!.root, 'other-project');
+    const otherDir = join(r.sandbox.root, 'other-project');
     mkdirSync(otherDir);
     await create('a', env);
     await create('b', env, 'bypass', otherDir);
     const pid = pidOf('a');
     expect(pidOf('b')).toBe(pid);
     const [fromA, fromB] = await Promise.all([start('a', 'Where? [scenario:alpha]'), start('b', 'Where? [scenario:beta]')]);
-    const [eventsA, eventsB] = await Promise.all([eventsUntil(app!, 'a', fromA, ['turn.ended'], 30_000), eventsUntil(app!, 'b', fromB, ['turn.ended'], 30_000)]);
-    await expectWellFormedTurn(app!, 'a', { from: fromA, events: eventsA }, 'Where? [scenario:alpha]');
-    await expectWellFormedTurn(app!, 'b', { from: fromB, events: eventsB }, 'Where? [scenario:beta]');
+    const [eventsA, eventsB] = await Promise.all([eventsUntil(r.app, 'a', fromA, ['turn.ended'], 30_000), eventsUntil(r.app, 'b', fromB, ['turn.ended'], 30_000)]);
+    await expectWellFormedTurn(r.app, 'a', { from: fromA, events: eventsA }, 'Where? [scenario:alpha]');
+    await expectWellFormedTurn(r.app, 'b', { from: fromB, events: eventsB }, 'Where? [scenario:beta]');
     // Each session's tools ran in its own directory: OpenCode's instance there.
-    expect(toolOutputs(eventsA)).toEqual([`${realpathSync(sandbox!.work)}\n`]);
+    expect(toolOutputs(eventsA)).toEqual([`${realpathSync(r.sandbox.work)}\n`]);
     expect(toolOutputs(eventsB)).toEqual([`${realpathSync(otherDir)}\n`]);
-    const allA = JSON.stringify(await getEvents(app!, 'a', 0, true));
-    const allB = JSON.stringify(await getEvents(app!, 'b', 0, true));
+    const allA = JSON.stringify(await getEvents(r.app, 'a', 0, true));
+    const allB = JSON.stringify(await getEvents(r.app, 'b', 0, true));
     expect(allA).not.toMatch(/BETA|other-project/);
     expect(allB).not.toMatch(/ALPHA/);
     // The last session of the other directory goes: the server stays for the first one, and a
     // new session there gets a fresh instance on the same server.
-    expect((await post(app!, '/v1/sessions/b/terminate')).statusCode).toBe(204);
+    expect((await post(r.app, '/v1/sessions/b/terminate')).statusCode).toBe(204);
     expect(alive(pid)).toBe(true);
     await create('c', env, 'bypass', otherDir);
     expect(pidOf('c')).toBe(pid);
-    const turn = await sendTurn(app!, 'c', 'Answer. [scenario:quick]', { timeoutMs: 30_000 });
-    await expectWellFormedTurn(app!, 'c', turn, 'Answer. [scenario:quick]');
+    const turn = await sendTurn(r.app, 'c', 'Answer. [scenario:quick]', { timeoutMs: 30_000 });
+    await expectWellFormedTurn(r.app, 'c', turn, 'Answer. [scenario:quick]');
     expect(textOf(assistantMessages(turn.events).at(-1))).toBe('QUICK answer.');
-    const again = await sendTurn(app!, 'a', 'Answer. [scenario:quick]', { timeoutMs: 30_000 });
-    await expectWellFormedTurn(app!, 'a', again, 'Answer. [scenario:quick]');
-    for (const id of ['a', 'b', 'c']) expectNoUnparsed(await getEvents(app!, id));
+    const again = await sendTurn(r.app, 'a', 'Answer. [scenario:quick]', { timeoutMs: 30_000 });
+    await expectWellFormedTurn(r.app, 'a', again, 'Answer. [scenario:quick]');
+    for (const id of ['a', 'b', 'c']) expectNoUnparsed(await getEvents(r.app, id));
   }, 120_000);
 
   it('terminating one session (mid-turn) leaves the other working; the last one ends the server', async () => {
@@ -184,21 +174,21 @@ describe('opencode shared servers (real server, fake model)', () => {
     const pid = pidOf('a');
     expect(pidOf('b')).toBe(pid);
     const fromA = await start('a', 'Take long. [scenario:slow]');
-    await waitFor(async () => (await getEvents(app!, 'a', fromA)).some((e) => e.type === 'item.delta' && e.source === 'agent'), 30_000, 'a streamed delta');
-    expect((await post(app!, '/v1/sessions/a/terminate')).statusCode).toBe(204);
-    const eventsA = await getEvents(app!, 'a', fromA);
+    await waitFor(async () => (await getEvents(r.app, 'a', fromA)).some((e) => e.type === 'item.delta' && e.source === 'agent'), 30_000, 'a streamed delta');
+    expect((await post(r.app, '/v1/sessions/a/terminate')).statusCode).toBe(204);
+    const eventsA = await getEvents(r.app, 'a', fromA);
     expect(eventsA.at(-1)).toMatchObject({ type: 'session.ended', data: { reason: 'terminated', terminated_by: 'daemon' } });
     // As on a server of its own: the turn ends as terminated, right before the session.
     expect(eventsA.at(-2)).toMatchObject({ type: 'turn.ended', data: { metadata: { reason: 'terminated' } } });
     expect(alive(pid)).toBe(true);
-    const turn = await sendTurn(app!, 'b', 'Answer. [scenario:quick]', { timeoutMs: 30_000 });
-    await expectWellFormedTurn(app!, 'b', turn, 'Answer. [scenario:quick]');
+    const turn = await sendTurn(r.app, 'b', 'Answer. [scenario:quick]', { timeoutMs: 30_000 });
+    await expectWellFormedTurn(r.app, 'b', turn, 'Answer. [scenario:quick]');
     expect(textOf(assistantMessages(turn.events).at(-1))).toBe('QUICK answer.');
-    expectNoUnparsed(await getEvents(app!, 'a'));
-    expectNoUnparsed(await getEvents(app!, 'b'));
+    expectNoUnparsed(await getEvents(r.app, 'a'));
+    expectNoUnparsed(await getEvents(r.app, 'b'));
     // Nothing the terminated session's turn did afterwards (its abort) reached its log.
-    expect((await getEvents(app!, 'a')).at(-1)?.type).toBe('session.ended');
-    expect((await post(app!, '/v1/sessions/b/terminate')).statusCode).toBe(204);
+    expect((await getEvents(r.app, 'a')).at(-1)?.type).toBe('session.ended');
+    expect((await post(r.app, '/v1/sessions/b/terminate')).statusCode).toBe(204);
     await allGone(pid, 10_000);
   }, 120_000);
 
@@ -207,18 +197,18 @@ describe('opencode shared servers (real server, fake model)', () => {
     await create('keeper', env);
     await create('b', env);
     const pid = pidOf('keeper');
-    await sendTurn(app!, 'b', 'First? [scenario:conv]', { timeoutMs: 30_000 });
+    await sendTurn(r.app, 'b', 'First? [scenario:conv]', { timeoutMs: 30_000 });
     const nativeSessionId = (await info('b')).nativeSessionId;
-    expect((await post(app!, '/v1/sessions/b/terminate')).statusCode).toBe(204);
-    const res = await post(app!, '/v1/sessions/resumed', { agent: 'opencode', cwd: sandbox!.work, env, permissionMode: 'bypass', nativeSessionId });
+    expect((await post(r.app, '/v1/sessions/b/terminate')).statusCode).toBe(204);
+    const res = await post(r.app, '/v1/sessions/resumed', { agent: 'opencode', cwd: r.sandbox.work, env, permissionMode: 'bypass', nativeSessionId });
     expect(res.statusCode, res.body).toBe(200);
     expect(pidOf('resumed')).toBe(pid);
-    const turn = await sendTurn(app!, 'resumed', 'Second? [scenario:conv]', { timeoutMs: 30_000 });
-    await expectWellFormedTurn(app!, 'resumed', turn, 'Second? [scenario:conv]');
+    const turn = await sendTurn(r.app, 'resumed', 'Second? [scenario:conv]', { timeoutMs: 30_000 });
+    await expectWellFormedTurn(r.app, 'resumed', turn, 'Second? [scenario:conv]');
     // The fake model answers by the conversation it is sent: SECOND means the first turn was in it.
     expect(textOf(assistantMessages(turn.events).at(-1))).toBe('SECOND');
-    expectNoUnparsed(await getEvents(app!, 'resumed'));
-    expect(JSON.stringify(await getEvents(app!, 'keeper', 0, true))).not.toMatch(/FIRST|SECOND/);
+    expectNoUnparsed(await getEvents(r.app, 'resumed'));
+    expect(JSON.stringify(await getEvents(r.app, 'keeper', 0, true))).not.toMatch(/FIRST|SECOND/);
   }, 120_000);
 
   it('a SIGKILLed shared server ends every session on it with session.ended and its exit; the next session gets a new server', async () => {
@@ -231,10 +221,10 @@ describe('opencode shared servers (real server, fake model)', () => {
     const otherPid = pidOf('other');
     expect(otherPid).not.toBe(pid);
     const fromA = await start('a', 'Take long. [scenario:slow]');
-    await waitFor(async () => (await getEvents(app!, 'a', fromA)).some((e) => e.type === 'item.delta' && e.source === 'agent'), 30_000, 'a streamed delta');
+    await waitFor(async () => (await getEvents(r.app, 'a', fromA)).some((e) => e.type === 'item.delta' && e.source === 'agent'), 30_000, 'a streamed delta');
     process.kill(-pid, 'SIGKILL');
-    const eventsA = await eventsUntil(app!, 'a', fromA, ['session.ended'], 15_000);
-    const eventsB = await eventsUntil(app!, 'b', 0, ['session.ended'], 15_000);
+    const eventsA = await eventsUntil(r.app, 'a', fromA, ['session.ended'], 15_000);
+    const eventsB = await eventsUntil(r.app, 'b', 0, ['session.ended'], 15_000);
     expect(eventsA.find((e) => e.type === 'error')).toMatchObject({ data: { code: 'agent_exited', details: { signal: 'SIGKILL' } } });
     expect(eventsA.find((e) => e.type === 'turn.ended')).toMatchObject({ data: { metadata: { reason: 'error' } } });
     for (const events of [eventsA, eventsB]) {
@@ -250,9 +240,9 @@ describe('opencode shared servers (real server, fake model)', () => {
     expect((await info('other')).status).toBe('idle');
     await create('c', env);
     expect(pidOf('c')).not.toBe(pid);
-    const turn = await sendTurn(app!, 'c', 'Answer. [scenario:quick]', { timeoutMs: 30_000 });
-    await expectWellFormedTurn(app!, 'c', turn, 'Answer. [scenario:quick]');
-    expectNoUnparsed(await getEvents(app!, 'c'));
+    const turn = await sendTurn(r.app, 'c', 'Answer. [scenario:quick]', { timeoutMs: 30_000 });
+    await expectWellFormedTurn(r.app, 'c', turn, 'Answer. [scenario:quick]');
+    expectNoUnparsed(await getEvents(r.app, 'c'));
   }, 120_000);
 
   it('different env or permission mode: different servers; per-session: one server each', async () => {
@@ -265,9 +255,9 @@ describe('opencode shared servers (real server, fake model)', () => {
     expect(new Set([pidOf('a'), pidOf('env'), pidOf('mode')]).size).toBe(3);
     expect(pidOf('mode2')).toBe(pidOf('mode'));
     expect(pidOf('same')).toBe(pidOf('a'));
-    await app!.app.close();
-    await fake!.close();
-    sandbox!.cleanup();
+    await r.app.app.close();
+    await r.fake.close();
+    r.sandbox.cleanup();
     const again = await daemon({ quick: [[{ text: 'QUICK answer.' }]] }, { opencodeServers: 'per-session' });
     await create('x', again.env);
     await create('y', again.env);
@@ -281,8 +271,8 @@ describe('opencode shared servers (real server, fake model)', () => {
     await create('c', { ...env, SESSION_TAG: 'other' });
     const pids = [...new Set(['a', 'b', 'c'].map(pidOf))];
     expect(pids).toHaveLength(2);
-    await app!.app.close();
-    app = undefined;
+    await r.app.app.close();
+    r.dropApp();
     for (const pid of pids) await allGone(pid, 10_000);
     for (const pid of pids) expect(leftovers(pid)).toEqual([]);
     expect(processes().filter((p) => p.ppid === process.pid && p.comm.startsWith('opencode') && p.state !== 'Z')).toEqual([]);
