@@ -5,13 +5,13 @@
 // and the session it creates, and closes them after every test: the app, then the fake model, then
 // the sandbox. An agent's file says only what is its own: the session's environment, the create
 // request's extras, and files its CLI wants in the sandbox.
-import { afterEach, expect } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import type { App, AppDeps } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import type { PermissionMode } from '../../src/schema/api.js';
 import type { UniversalEvent } from '../../src/schema/events.js';
 import { startFakeModel, type FakeModel, type FakeModelOptions, type Scenario } from '../fake-model/server.js';
-import { getEvents, makeApp, post } from './helpers.js';
+import { createMock, getEvents, makeApp, post } from './helpers.js';
 import { makeSandbox, type Sandbox } from './sandbox.js';
 
 /** The resources of one test, closed after it in this order: app, fake model, sandbox. */
@@ -147,4 +147,14 @@ export function agentE2E(spec: AgentE2ESpec): AgentE2E {
     start,
     events: (includeRaw = false) => getEvents(r.app, spec.sid, 0, includeRaw),
   }) as AgentE2E;
+}
+
+/** The mock's end-to-end files: before each test an app (no sandbox and no fake model: the mock is
+ *  its own model) and mock session `sid` created with the defaults; closed after the test. */
+export function mockE2E(sid: string): Pick<E2EResources, 'app'> {
+  const r = e2eResources();
+  beforeEach(async () => {
+    await createMock(await r.makeApp(), sid);
+  });
+  return r;
 }

@@ -4,24 +4,16 @@
 // test/agents/codex/e2e-mcp.test.ts.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventsUntil, expectWellFormedTurn, sendTurn } from '../../support/e2e-turns.js';
 import type { Scenario } from '../../fake-model/server.js';
-import { completed, lastAssistantText, modelRequests, startCodexSession, type CodexSession } from './codex-session.js';
+import type { Started } from '../../support/agent-e2e.js';
+import { codexE2E, completed, lastAssistantText, modelRequests } from './codex-session.js';
 import { expectNoUnparsed, getEvents, makeApp, post } from '../../support/helpers.js';
 
 const SID = 'codex-features';
-let session: CodexSession | undefined;
-
-afterEach(async () => {
-  await session?.close();
-  session = undefined;
-});
-
-async function start(scenario: Scenario, body: Record<string, unknown> = {}) {
-  session = await startCodexSession(SID, scenario, body);
-  return session;
-}
+const e2e = codexE2E(SID);
+const start = (scenario: Scenario, body: Record<string, unknown> = {}) => e2e.start({ scenario, permissionMode: 'bypass', body });
 
 describe('codex e2e features (real CLI, fake model)', () => {
   it('sends an image attachment as an image input and another file by its path', async () => {
@@ -67,7 +59,7 @@ describe('codex e2e features (real CLI, fake model)', () => {
     const question = { id: 'color', header: 'Color', question: 'Which color?', options: [{ label: 'Red', description: 'warm' }, { label: 'Blue', description: 'cool' }] };
     const scenario: Scenario = [[{ call: 'request_user_input', input: { questions: [question] } }], [{ text: 'Done asking.' }]];
     /** What Codex gave the model back for its request_user_input call. */
-    const toolOutput = (s: CodexSession) => {
+    const toolOutput = (s: Started) => {
       const input = (modelRequests(s).at(-1)?.body as { input?: { type?: string; output?: unknown }[] }).input ?? [];
       return input.find((i) => i.type === 'function_call_output')?.output;
     };

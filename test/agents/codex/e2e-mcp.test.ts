@@ -3,25 +3,17 @@
 // permissionMode the tool approvals (permissions) and the servers' own forms (questions). The
 // test servers are test/support/mcp-echo-server.mjs and mcp-elicit-server.mjs.
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { UniversalEvent } from '../../../src/schema/events.js';
 import { eventsUntil, expectWellFormedTurn, lastSequence, sendTurn } from '../../support/e2e-turns.js';
 import type { Scenario } from '../../fake-model/server.js';
-import { completed, lastAssistantText, modelRequests, startCodexSession, type CodexSession } from './codex-session.js';
+import type { Started } from '../../support/agent-e2e.js';
+import { codexE2E, completed, lastAssistantText, modelRequests } from './codex-session.js';
 import { expectNoUnparsed, getEvents, makeApp, post } from '../../support/helpers.js';
 
 const SID = 'codex-mcp';
-let session: CodexSession | undefined;
-
-afterEach(async () => {
-  await session?.close();
-  session = undefined;
-});
-
-async function start(scenario: Scenario, body: Record<string, unknown> = {}) {
-  session = await startCodexSession(SID, scenario, body);
-  return session;
-}
+const e2e = codexE2E(SID);
+const start = (scenario: Scenario, body: Record<string, unknown> = {}) => e2e.start({ scenario, permissionMode: 'bypass', body });
 
 describe('codex e2e MCP (real CLI, fake model)', () => {
   it('offers the MCP servers of the create request; a call is a tool_call + tool_result with server and tool', async () => {
@@ -98,7 +90,7 @@ describe('codex e2e MCP (real CLI, fake model)', () => {
     type Hitl = Extract<UniversalEvent, { type: 'permission.requested' | 'question.requested' }>;
 
     /** Runs a turn to its end, answering every permission and question with `answer`'s reply. */
-    async function turnAnswering(s: CodexSession, message: string, answer: (e: Hitl) => { url: string; body?: unknown }) {
+    async function turnAnswering(s: Started, message: string, answer: (e: Hitl) => { url: string; body?: unknown }) {
       const from = await lastSequence(s.app, SID);
       expect((await post(s.app, `/v1/sessions/${SID}/messages`, { message })).statusCode).toBe(204);
       const answered = new Set<number>();

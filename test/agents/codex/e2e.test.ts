@@ -9,14 +9,13 @@ import { describe, expect, it } from 'vitest';
 import type { PermissionMode } from '../../../src/schema/api.js';
 import type { UniversalEvent, UniversalItem } from '../../../src/schema/events.js';
 import type { Scenario } from '../../fake-model/server.js';
-import { agentE2E } from '../../support/agent-e2e.js';
 import { eventsUntil, expectWellFormedTurn, lastSequence, permissionIds, replyPermission, sendTurn, turnAnswering as turnAnsweringIn } from '../../support/e2e-turns.js';
 import { expectNoUnparsed, getEvents, post } from '../../support/helpers.js';
-import { codexSessionEnv } from './codex-session.js';
+import { codexE2E } from './codex-session.js';
 import { leftovers, processes } from '../../support/procs.js';
 
 const SID = 'codex-e2e';
-const e2e = agentE2E({ agent: 'codex', sid: SID, env: ({ fake, sandbox }) => codexSessionEnv(sandbox, fake!) });
+const e2e = codexE2E(SID);
 
 /** A daemon with one codex session against a fake model answering `scenario`. */
 function start(scenario: Scenario, permissionMode: PermissionMode = 'bypass', extra: Record<string, unknown> = {}) {

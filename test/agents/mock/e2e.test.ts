@@ -3,9 +3,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HELP, MARKDOWN, NOTES_PATCH_DIFF, NOTES_WRITE_DIFF } from '../../../src/agents/mock/program-texts.js';
-import type { App } from '../../../src/app.js';
 import {
   assistantMessages,
   completedItems,
@@ -16,24 +15,16 @@ import {
   textOf,
   type Turn,
 } from '../../support/e2e-turns.js';
-import { createMock, makeApp } from '../../support/helpers.js';
+import { mockE2E } from '../../support/agent-e2e.js';
+import { createMock } from '../../support/helpers.js';
 
 const SID = 'e2e';
-let app: App;
-
-beforeEach(async () => {
-  app = await makeApp();
-  await createMock(app, SID);
-});
-
-afterEach(async () => {
-  await app.app.close();
-});
+const e2e = mockE2E(SID);
 
 /** One turn, checked for the per-turn invariants before the test looks at what it said. */
 async function turn(message: string, attachments?: { path: string; mime?: string }[], unparsed = 0): Promise<Turn> {
-  const t = await sendTurn(app, SID, message, attachments ? { attachments } : {});
-  await expectWellFormedTurn(app, SID, t, message, { unparsed });
+  const t = await sendTurn(e2e.app, SID, message, attachments ? { attachments } : {});
+  await expectWellFormedTurn(e2e.app, SID, t, message, { unparsed });
   return t;
 }
 
@@ -179,10 +170,10 @@ describe('mock e2e: commands', () => {
     const dir = mkdtempSync(join(tmpdir(), 'aw-attach-'));
     writeFileSync(join(dir, 'screenshot.png'), 'png');
     writeFileSync(join(dir, 'notes.md'), '# notes');
-    await createMock(app, 'attach', { cwd: dir });
+    await createMock(e2e.app, 'attach', { cwd: dir });
     const message = 'Reply with exactly the single word SEEN.';
-    const t = await sendTurn(app, 'attach', message, { attachments: [{ path: join(dir, 'screenshot.png'), mime: 'image/png' }, { path: 'notes.md' }] });
-    await expectWellFormedTurn(app, 'attach', t, message, { unparsed: 0 });
+    const t = await sendTurn(e2e.app, 'attach', message, { attachments: [{ path: join(dir, 'screenshot.png'), mime: 'image/png' }, { path: 'notes.md' }] });
+    await expectWellFormedTurn(e2e.app, 'attach', t, message, { unparsed: 0 });
     const expected = [
       { type: 'image', path: join(dir, 'screenshot.png'), mime: 'image/png' },
       { type: 'file_ref', path: join(dir, 'notes.md'), action: 'read' },
@@ -193,7 +184,7 @@ describe('mock e2e: commands', () => {
   });
 
   it('attachments that do not exist are a 400 and start no turn', async () => {
-    const res = await app.app.inject({
+    const res = await e2e.app.app.inject({
       method: 'POST',
       url: `/v1/sessions/${SID}/messages`,
       headers: { 'content-type': 'application/json' },
@@ -201,7 +192,7 @@ describe('mock e2e: commands', () => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'invalid_request' });
-    expect((await app.app.inject({ method: 'GET', url: `/v1/sessions/${SID}` })).json()).toMatchObject({ status: 'idle' });
+    expect((await e2e.app.app.inject({ method: 'GET', url: `/v1/sessions/${SID}` })).json()).toMatchObject({ status: 'idle' });
     expect((await turn('echo still fine')).events.some((e) => e.type === 'turn.ended')).toBe(true);
   });
 });
