@@ -2,9 +2,9 @@
 // fixture is replayed by one of them, see golden.test.ts):
 // native lines (with {"$daemon": …} actions interleaved, see test/agents/README.md) through a
 // converter, the normalizer and an event log with deterministic ids and clock.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import type { AgentDriver } from '../../src/agents/types.js';
 import { UniversalEvent } from '../../src/schema/events.js';
 import type { Normalized } from '../../src/sessions/event-batch.js';
@@ -79,11 +79,36 @@ function isAction(value: unknown): value is DaemonAction {
  * them with <dir>/<name>.events.json (UPDATE_GOLDEN=1 rewrites that file: read the diff).
  */
 export function expectGolden(driver: Replayable, dir: string, name: string): UniversalEvent[] {
-  const lines = readFileSync(join(dir, `${name}.jsonl`), 'utf8').split('\n').filter((l) => l.trim() !== '');
-  const events = replay(driver, lines);
+  const events = replayFile(driver, dir, name);
   for (const e of events) expect(UniversalEvent.safeParse(e).success, JSON.stringify(e)).toBe(true);
   const expectedFile = join(dir, `${name}.events.json`);
   if (process.env.UPDATE_GOLDEN) writeFileSync(expectedFile, `${JSON.stringify(events, null, 2)}\n`);
   expect(events).toEqual(JSON.parse(readFileSync(expectedFile, 'utf8')) as UniversalEvent[]);
   return events;
+}
+
+/** Replays <dir>/<name>.jsonl through `driver`, without comparing. */
+export function replayFile(driver: Replayable, dir: string, name: string): UniversalEvent[] {
+  return replay(driver, readFileSync(join(dir, `${name}.jsonl`), 'utf8').split('\n').filter((l) => l.trim() !== ''));
+}
+
+/**
+ * An agent's golden fixtures for its convert test: <dir>/<case>.jsonl made from the recordings in
+ * <dir>/recorded/. `replayCase` replays one; `itReplaysEach(check)`, called inside the test's
+ * describe, adds the two tests every such file has: the cases are exactly the recorded scenarios,
+ * and each case replays to its .events.json (expectGolden) and then passes `check`.
+ */
+export function goldenFixtures(driver: Replayable, dir: string) {
+  const cases = readdirSync(dir).filter((f) => f.endsWith('.jsonl')).map((f) => f.slice(0, -'.jsonl'.length));
+  return {
+    cases,
+    replayCase: (name: string) => replayFile(driver, dir, name),
+    itReplaysEach(check: (name: string, events: UniversalEvent[]) => void): void {
+      it('covers every recorded scenario', () => {
+        const recorded = readdirSync(join(dir, 'recorded')).filter((f) => f.endsWith('.jsonl')).map((f) => f.slice(0, -6));
+        expect([...cases].sort()).toEqual(recorded.sort());
+      });
+      it.each(cases)('%s', (name) => check(name, expectGolden(driver, dir, name)));
+    },
+  };
 }

@@ -5,34 +5,18 @@
 // the cases the recordings do not cover.
 // UPDATE_GOLDEN=1 rewrites the expected <scenario>.events.json (review the diff!).
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claudeCapabilities } from '../../../src/agents/claude/capabilities.js';
 import { claudeConverter, type ClaudeState } from '../../../src/agents/claude/convert.js';
 import type { Draft } from '../../../src/agents/types.js';
 import { UniversalEvent } from '../../../src/schema/events.js';
-import { expectGolden, replay } from '../../support/golden-replay.js';
+import { goldenFixtures } from '../../support/golden-replay.js';
 
-const dir = new URL('./fixtures/', import.meta.url).pathname;
-const cases = readdirSync(dir).filter((f) => f.endsWith('.jsonl')).map((f) => f.slice(0, -'.jsonl'.length));
 const driver = { id: 'claude' as const, capabilities: claudeCapabilities, converter: claudeConverter };
-
-function replayCase(name: string): UniversalEvent[] {
-  const lines = readFileSync(join(dir, `${name}.jsonl`), 'utf8').split('\n').filter((l) => l.trim() !== '');
-  return replay(driver, lines);
-}
+const { replayCase, itReplaysEach } = goldenFixtures(driver, new URL('./fixtures/', import.meta.url).pathname);
 
 describe('claude golden fixtures (converter + normalizer + log)', () => {
-  it('covers every recorded scenario', () => {
-    const recorded = readdirSync(join(dir, 'recorded')).filter((f) => f.endsWith('.jsonl')).map((f) => f.slice(0, -6));
-    expect(cases.sort()).toEqual(recorded.sort());
-  });
-
-  it.each(cases)('%s', (name) => {
-    const events = expectGolden(driver, dir, name);
-    checkShape(name, events);
-  });
+  itReplaysEach(checkShape);
 });
 
 /** What every Claude replay must look like, whatever the scenario. */

@@ -4,37 +4,21 @@
 // leaves the replay to this file), plus structural checks of what the replays must show, and unit
 // tests of the cases the recordings do not cover.
 // UPDATE_GOLDEN=1 rewrites the expected <scenario>.events.json (review the diff!).
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { codexCapabilities } from '../../../src/agents/codex/capabilities.js';
 import { codexConverter, DROPPED, LOCATION, type CodexState } from '../../../src/agents/codex/convert.js';
 import type { Draft } from '../../../src/agents/types.js';
 import { UniversalEvent } from '../../../src/schema/events.js';
-import { expectGolden, replay } from '../../support/golden-replay.js';
+import { goldenFixtures } from '../../support/golden-replay.js';
 
-const dir = new URL('./fixtures/', import.meta.url).pathname;
-const cases = readdirSync(dir).filter((f) => f.endsWith('.jsonl')).map((f) => f.slice(0, -'.jsonl'.length));
 const driver = { id: 'codex' as const, capabilities: codexCapabilities, converter: codexConverter };
-
-function replayCase(name: string): UniversalEvent[] {
-  const lines = readFileSync(join(dir, `${name}.jsonl`), 'utf8').split('\n').filter((l) => l.trim() !== '');
-  return replay(driver, lines);
-}
+const { replayCase, itReplaysEach } = goldenFixtures(driver, new URL('./fixtures/', import.meta.url).pathname);
 
 type Completed = Extract<UniversalEvent, { type: 'item.completed' }>;
 const completions = (events: UniversalEvent[]) => events.filter((e): e is Completed => e.type === 'item.completed');
 
 describe('codex golden fixtures (converter + normalizer + log)', () => {
-  it('covers every recorded scenario', () => {
-    const recorded = readdirSync(join(dir, 'recorded')).filter((f) => f.endsWith('.jsonl')).map((f) => f.slice(0, -6));
-    expect(cases.sort()).toEqual(recorded.sort());
-  });
-
-  it.each(cases)('%s', (name) => {
-    const events = expectGolden(driver, dir, name);
-    checkShape(name, events);
-  });
+  itReplaysEach(checkShape);
 
   it('shell: the command, its output and exit code, parented to the message before it', () => {
     const events = completions(replayCase('shell'));

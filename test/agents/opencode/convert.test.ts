@@ -5,8 +5,6 @@
 // must show, and unit tests of the events the recordings do not cover (abort, session.error,
 // questions, tool errors).
 // UPDATE_GOLDEN=1 rewrites the expected <scenario>.events.json (review the diff!).
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { opencodeCapabilities } from '../../../src/agents/opencode/capabilities.js';
 import { ALWAYS_KEPT, IGNORED, LOCATION, MCP_SERVERS, opencodeConverter, RESUMED, type OpencodeState } from '../../../src/agents/opencode/convert.js';
@@ -14,31 +12,17 @@ import { mcpConfig } from '../../../src/agents/opencode/config.js';
 import { modelsOf, modesOf } from '../../../src/agents/opencode/offerings.js';
 import type { Draft } from '../../../src/agents/types.js';
 import type { UniversalEvent } from '../../../src/schema/events.js';
-import { expectGolden, replay } from '../../support/golden-replay.js';
+import { goldenFixtures } from '../../support/golden-replay.js';
 
-const dir = new URL('./fixtures/', import.meta.url).pathname;
-const cases = readdirSync(dir).filter((f) => f.endsWith('.jsonl')).map((f) => f.slice(0, -'.jsonl'.length));
 const driver = { id: 'opencode' as const, capabilities: opencodeCapabilities, converter: opencodeConverter };
-
-function replayCase(name: string): UniversalEvent[] {
-  const lines = readFileSync(join(dir, `${name}.jsonl`), 'utf8').split('\n').filter((l) => l.trim() !== '');
-  return replay(driver, lines);
-}
+const { replayCase, itReplaysEach } = goldenFixtures(driver, new URL('./fixtures/', import.meta.url).pathname);
 
 type Completed = Extract<UniversalEvent, { type: 'item.completed' }>;
 const completions = (events: UniversalEvent[]) => events.filter((e): e is Completed => e.type === 'item.completed');
 const textOf = (e: Completed | undefined) => (e?.data.item.content ?? []).flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
 
 describe('opencode golden fixtures (converter + normalizer + log)', () => {
-  it('covers every recorded scenario', () => {
-    const recorded = readdirSync(join(dir, 'recorded')).filter((f) => f.endsWith('.jsonl')).map((f) => f.slice(0, -6));
-    expect(cases.sort()).toEqual(recorded.sort());
-  });
-
-  it.each(cases)('%s', (name) => {
-    const events = expectGolden(driver, dir, name);
-    checkShape(name, events);
-  });
+  itReplaysEach(checkShape);
 
   it('streamed-text: reasoning streams into its own item, the answer into the message', () => {
     const events = replayCase('streamed-text');
