@@ -7,10 +7,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultAgentsDir } from '../src/agents/install.js';
 import { startFakeModel, type FakeModel } from '../test/fake-model/server.js';
-import { claudeEnv } from '../test/harness/claude.js';
-import { codexConfig, FAKE_KEY_ENV } from '../test/harness/codex.js';
-import { opencodeConfig, seedConfigDir } from '../test/harness/opencode.js';
-import { makeSandbox } from '../test/harness/sandbox.js';
+import { claudeEnv } from '../test/agents/claude/harness.js';
+import { codexConfig, FAKE_KEY_ENV } from '../test/agents/codex/harness.js';
+import { opencodeConfig, seedConfigDir } from '../test/agents/opencode/harness.js';
+import { makeSandbox } from '../test/support/sandbox.js';
 
 /** The harness's key variable starts with AGENTWIRE_, which never reaches an agent from the daemon. */
 const KEY_ENV = 'FAKE_MODEL_API_KEY';

@@ -12,12 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultAgentsDir, installAgent } from '../src/agents/install.js';
 import { INSTALLABLE_AGENTS, PINNED_AGENTS } from '../src/agents/versions.js';
-import { SHARED_INSTALL_ENV } from './daemon-process.js';
+import { SHARED_INSTALL_ENV } from './support/daemon-process.js';
 
 export default async function setup(): Promise<() => void> {
   const mockHome = mkdtempSync(join(tmpdir(), 'agentwire-test-mock-home-'));
   process.env.MOCK_AGENT_HOME = mockHome;
-  // The daemon install test files share (test/daemon-process.ts): built by the first file that
+  // The daemon install test files share (test/support/daemon-process.ts): built by the first file that
   // needs it, readable by every user (agent-user tests run agents as nobody).
   const install = mkdtempSync(join(tmpdir(), 'agentwire-test-install-'));
   chmodSync(install, 0o755);

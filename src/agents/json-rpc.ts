@@ -3,7 +3,7 @@
 // member) and the ACP drivers (JSON-RPC 2.0 proper: `jsonrpc: "2.0"` on every message we write,
 // the `jsonrpc` option). A received message never needs the member.
 // Our request ids and the other side's request ids are two independent counters (Codex 0.169.0:
-// both start at 0, test/fixtures/codex/recorded/README.md), so a message is told apart by its shape:
+// both start at 0, test/agents/codex/fixtures/recorded/README.md), so a message is told apart by its shape:
 //
 //   id + method            a request from the server (approvals, user input): onRequest
 //   method, no id          a notification: onNotification

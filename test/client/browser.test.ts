@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../client/src/index.js';
-import { killDaemons, removeInstall, setUpInstall } from '../daemon-process.js';
+import { killDaemons, removeInstall, setUpInstall } from '../support/daemon-process.js';
 import { collect, expectDense, expectNoUnparsed, startClientDaemon } from './daemon.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

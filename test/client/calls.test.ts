@@ -4,7 +4,7 @@
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AgentwireError, createClient, type UniversalEvent } from '../../client/src/index.js';
-import { killDaemons, removeInstall, setUpInstall } from '../daemon-process.js';
+import { killDaemons, removeInstall, setUpInstall } from '../support/daemon-process.js';
 import { collect, expectDense, expectNoUnparsed, startClientDaemon } from './daemon.js';
 
 beforeAll(setUpInstall, 400_000);

@@ -2,7 +2,7 @@
 // and a client pointed at it; plus the checks every test that runs agents makes.
 import { expect } from 'vitest';
 import { createClient, type AgentwireClient, type ClientOptions, type UniversalEvent } from '../../client/src/index.js';
-import { startDaemon, type DaemonProcess } from '../daemon-process.js';
+import { startDaemon, type DaemonProcess } from '../support/daemon-process.js';
 
 export interface ClientDaemon {
   daemon: DaemonProcess;

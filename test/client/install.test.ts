@@ -9,7 +9,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { killDaemons, removeInstall, setUpInstall } from '../daemon-process.js';
+import { killDaemons, removeInstall, setUpInstall } from '../support/daemon-process.js';
 import { startClientDaemon } from './daemon.js';
 import { packClient } from './pack.js';
 

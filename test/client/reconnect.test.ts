@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ReconnectInfo, type UniversalEvent } from '../../client/src/index.js';
-import { killDaemons, removeInstall, setUpInstall } from '../daemon-process.js';
+import { killDaemons, removeInstall, setUpInstall } from '../support/daemon-process.js';
 import { CuttingProxy } from './cutting-proxy.js';
 import { collect, expectDense, expectNoUnparsed, startClientDaemon } from './daemon.js';
 

@@ -3,8 +3,8 @@
 // reason, and what aborting, a timeout or a failing callback does to the turn (it is interrupted).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AgentwireError, type UniversalEvent } from '../../client/src/index.js';
-import { killDaemons, removeInstall, setUpInstall } from '../daemon-process.js';
-import { waitFor } from '../helpers.js';
+import { killDaemons, removeInstall, setUpInstall } from '../support/daemon-process.js';
+import { waitFor } from '../support/helpers.js';
 import { collect, expectDense, expectNoUnparsed, startClientDaemon } from './daemon.js';
 
 beforeAll(setUpInstall, 400_000);

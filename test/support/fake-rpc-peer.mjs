@@ -1,4 +1,4 @@
-// A tiny JSON-RPC peer for test/codex-json-rpc.test.ts, shaped like `codex app-server`: one JSON
+// A tiny JSON-RPC peer for test/unit/agents/json-rpc.test.ts, shaped like `codex app-server`: one JSON
 // object per line, no "jsonrpc" field, its own request ids starting at 0 like ours.
 //   echo {…}   answers with the params        fail      answers with an error
 //   silent     never answers                  ask       sends a notification, a malformed line and

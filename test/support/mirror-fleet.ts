@@ -14,8 +14,8 @@ import { build, type Plugin } from 'esbuild';
 import type pg from 'pg';
 import type { SessionInfo } from '../../src/schema/api.js';
 import type { UniversalEvent } from '../../src/schema/events.js';
-import { cleanEnv, DaemonProcess } from '../daemon-process.js';
-import { waitFor } from '../helpers.js';
+import { cleanEnv, DaemonProcess } from './daemon-process.js';
+import { waitFor } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -1,6 +1,6 @@
 // How Claude Code is run: ONE long-lived `claude -p` process per session, stream-json both ways,
 // permission prompts over stdio (`--permission-prompt-tool stdio`). Protocol facts (2.1.330) are in
-// test/fixtures/claude/recorded/README.md; the shapes written here are the Agent SDK's.
+// test/agents/claude/fixtures/recorded/README.md; the shapes written here are the Agent SDK's.
 //
 //   start      spawn, write the `initialize` control_request, ready = its control_response
 //   send       one `user` line (text, images as base64 blocks, other attachments named by path)

@@ -1,6 +1,6 @@
 // Claude Code's stdout in the mode the driver runs it (`-p --input-format stream-json
 // --output-format stream-json --verbose --include-partial-messages --permission-prompt-tool stdio`),
-// as recorded from 2.1.330 in test/fixtures/claude/recorded/. LOOSE on purpose: every object keeps
+// as recorded from 2.1.330 in test/agents/claude/fixtures/recorded/. LOOSE on purpose: every object keeps
 // the fields it does not list (z.looseObject), and only what the converter reads is required.
 // Numbers the converter only passes through (usage, durations, costs) are z.unknown(): the CLI
 // changes them often and the recordings replace some with placeholders.

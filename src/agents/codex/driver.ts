@@ -1,6 +1,6 @@
 // How Codex is run: ONE long-lived `codex app-server --strict-config` per session, JSON-RPC over
 // stdio (src/agents/json-rpc.ts). Protocol facts (0.169.0) are in
-// test/fixtures/codex/recorded/README.md and docs/codex.md; the shapes written here are those of
+// test/agents/codex/fixtures/recorded/README.md and docs/codex.md; the shapes written here are those of
 // `codex app-server generate-json-schema` (v2).
 //
 //   start      spawn, `initialize` → `initialized`, then `thread/start` (or `thread/resume` with the

@@ -1,7 +1,7 @@
 // The models a Codex session can name when Codex cannot be asked (the daemon's fallback for GET
 // /v1/agents/codex/models). This is what `model/list` answers on the pinned 0.169.0 offline: the
 // preset catalogue bundled in the binary (no model request is made for it; checked against the
-// real binary by test/codex-offerings.test.ts). Hidden entries (gpt-daybreak-*, codex-auto-review)
+// real binary by test/agents/codex/offerings.test.ts). Hidden entries (gpt-daybreak-*, codex-auto-review)
 // are left out, as in Codex's picker. `variants` are the reasoning efforts (turn/start `effort`).
 // With an account or provider that serves its own catalogue the live answer may differ; that is
 // what listModels asks.

@@ -8,7 +8,7 @@
 // When an assistant message completes: at its step-finish part (it then has every part), else at
 // a later message.updated with time.completed or an error (an aborted step has no step-finish).
 // The first message.updated of a message only starts it: under load OpenCode has serialised the
-// creation event from the already finished message (test/fixtures/opencode/recorded/README.md).
+// creation event from the already finished message (test/agents/opencode/fixtures/recorded/README.md).
 import type { ContentPart } from '../../schema/events.js';
 import type { Draft, DraftItem } from '../types.js';
 import { FilePart, PatchPart, TextPart, ToolPart, type MessageInfo, type ToolState } from './native.js';

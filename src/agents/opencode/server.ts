@@ -1,7 +1,7 @@
 // One `opencode serve` process: spawned in its own process group on a free 127.0.0.1 port, ready
 // once it prints "opencode server listening on …". It must not be called earlier: the socket is
 // bound before the server answers, and a connection made then is accepted but never answered
-// (test/fixtures/opencode/recorded/README.md). `--port 0` means "4096 first", so the port is ours.
+// (test/agents/opencode/fixtures/recorded/README.md). `--port 0` means "4096 first", so the port is ours.
 import { createServer } from 'node:net';
 import { ChildProcess } from '../../process/spawn.js';
 import { processSpawnOptions, type ProcessLimits } from '../process-options.js';
