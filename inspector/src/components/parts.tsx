@@ -15,7 +15,7 @@ export function Clipped(props: { text: string; class: string; label?: string }) 
   const cut = !all && props.text.length > CLIP;
   return (
     <>
-      <pre class={props.class} aria-label={props.label}>
+      <pre class={props.text.length > CLIP ? `${props.class} long` : props.class} aria-label={props.label}>
         {cut ? props.text.slice(0, CLIP) : props.text}
       </pre>
       {cut && (
