@@ -1,5 +1,5 @@
 // The mirror section of `npm run bench` (`node bench/run.js mirror`): events per second the
-// transcript mirror (@agentwire/client/mirror, built into client/dist) writes into a real
+// transcript mirror (agentwire-client/mirror, built into client/dist) writes into a real
 // PostgreSQL server (the throwaway one the tests use, test/support/postgres.js) from three durable
 // daemons.
 //

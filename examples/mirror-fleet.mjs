@@ -1,4 +1,4 @@
-// Mirrors a fleet of daemons into PostgreSQL with @agentwire/client/mirror, prints its stats every
+// Mirrors a fleet of daemons into PostgreSQL with agentwire-client/mirror, prints its stats every
 // two seconds, and on Ctrl-C stops (writing what was read) and shows what the tables hold.
 //
 //   npm start                              # a daemon on http://127.0.0.1:2468 (another terminal)
@@ -10,7 +10,7 @@
 // as _), else AGENTWIRE_MIRROR_TOKEN; the database password from PGPASSWORD or ~/.pgpass.
 // docs/mirror.md has the tables and more queries.
 import pg from 'pg';
-import { mirror } from '@agentwire/client/mirror';
+import { mirror } from 'agentwire-client/mirror';
 
 const connectionString = process.env.AGENTWIRE_MIRROR_DATABASE_URL;
 if (!connectionString) throw new Error('set AGENTWIRE_MIRROR_DATABASE_URL to a PostgreSQL database the mirror may create its tables in');

@@ -1,4 +1,4 @@
-// Runs turns on the mock agent with @agentwire/client, answering its permission request and its
+// Runs turns on the mock agent with agentwire-client, answering its permission request and its
 // question through callbacks, then follows the session's whole log and ends the session.
 //
 //   npm start                              # a daemon on http://127.0.0.1:2468 (another terminal)
@@ -6,7 +6,7 @@
 //   node examples/turn-with-hitl.mjs
 //
 // AGENTWIRE_URL and AGENTWIRE_TOKEN point it at another daemon.
-import { AgentwireError, createClient } from '@agentwire/client';
+import { AgentwireError, createClient } from 'agentwire-client';
 
 const client = createClient({
   baseUrl: process.env.AGENTWIRE_URL ?? 'http://127.0.0.1:2468',

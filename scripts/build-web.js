@@ -1,5 +1,5 @@
 // Builds what the daemon serves to browsers into dist/web (src/http/inspector.ts serves it):
-//   ui/    the inspector: inspector/src bundled by esbuild (Preact, markdown-it, @agentwire/client)
+//   ui/    the inspector: inspector/src bundled by esbuild (Preact, markdown-it, agentwire-client)
 //          into assets/app.js and assets/app.css, beside inspector/index.html;
 //   docs/  the API reference: swagger-ui-dist's bundle and stylesheet, copied from node_modules,
 //          beside inspector/docs/ (its page and the script that starts it on /openapi.json).
@@ -25,7 +25,7 @@ await mkdir(join(web, 'docs', 'assets'), { recursive: true });
 const clientFromSource = {
   name: 'client-from-source',
   setup(b) {
-    b.onResolve({ filter: /^@agentwire\/client$/ }, () => ({ path: join(root, 'client', 'src', 'index.ts') }));
+    b.onResolve({ filter: /^agentwire-client$/ }, () => ({ path: join(root, 'client', 'src', 'index.ts') }));
   },
 };
 

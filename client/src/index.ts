@@ -1,4 +1,4 @@
-// @agentwire/client: the public surface. Everything here runs in Node ≥ 20 and in browsers.
+// agentwire-client: the public surface. Everything here runs in Node ≥ 20 and in browsers.
 export { createClient, CREATE_TIMEOUT_MS, INSTALL_TIMEOUT_MS, type AgentwireClient } from './client.js';
 export { Session } from './session.js';
 export { AgentwireError, type ClientErrorCode, type ErrorCode } from './errors.js';

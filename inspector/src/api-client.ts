@@ -1,7 +1,7 @@
-// The Api the page uses, implemented by @agentwire/client on the page's own origin. The token (when
+// The Api the page uses, implemented by agentwire-client on the page's own origin. The token (when
 // the daemon wants one) goes in the Authorization header of every call, streams included: the
 // client reads streams with fetch, never EventSource, so no token ever appears in a URL.
-import { createClient, type AgentId } from '@agentwire/client';
+import { createClient, type AgentId } from 'agentwire-client';
 import type { Api } from './api.js';
 import { RequestLog } from './requests.js';
 

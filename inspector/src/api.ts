@@ -1,4 +1,4 @@
-// The page's one way to the daemon: @agentwire/client, behind the few calls the page makes. The
+// The page's one way to the daemon: agentwire-client, behind the few calls the page makes. The
 // client gets the page's recording fetch (requests.ts), so every request can be shown and copied
 // as curl, and a dropped event stream is visible the moment it drops.
 import type { AgentInfo, CreateSessionRequest, ModelsResponse, ModesResponse, PermissionReply, SessionInfo, UniversalEvent } from './types.js';

@@ -1,5 +1,5 @@
 // The wire types the page renders: the client's (generated from openapi.json, the daemon's schemas).
-import type { EventOf, PermissionRequest, QuestionRequest } from '@agentwire/client';
+import type { EventOf, PermissionRequest, QuestionRequest } from 'agentwire-client';
 
 export type {
   UniversalEvent,
@@ -12,7 +12,7 @@ export type {
   ModesResponse,
   CreateSessionRequest,
   PermissionReply,
-} from '@agentwire/client';
+} from 'agentwire-client';
 export type PermissionEventData = PermissionRequest;
 export type QuestionEventData = QuestionRequest;
 export type SessionEndedData = EventOf<'session.ended'>['data'];

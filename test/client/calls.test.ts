@@ -1,4 +1,4 @@
-// Every call of @agentwire/client against a real daemon process running the mock agent: agents,
+// Every call of agentwire-client against a real daemon process running the mock agent: agents,
 // sessions, messages, events, HITL replies, interrupt, terminate, delete; and how failures come
 // back: problem+json fields, 401, 404, network errors, timeouts and aborts.
 import { createServer, type AddressInfo, type Socket } from 'node:net';
@@ -20,7 +20,7 @@ async function rejection(promise: Promise<unknown>): Promise<AgentwireError> {
   return error as AgentwireError;
 }
 
-describe('@agentwire/client calls against a real daemon', () => {
+describe('agentwire-client calls against a real daemon', () => {
   it('health, agents.list, models and modes', async () => {
     const { client } = await startClientDaemon();
     expect((await client.health()).status).toBe('ok');
@@ -128,7 +128,7 @@ async function rawServer(reply?: (socket: Socket) => void): Promise<{ url: strin
   };
 }
 
-describe('@agentwire/client failures', () => {
+describe('agentwire-client failures', () => {
   it('401 without a token or with a wrong one; the right token works for calls and streams', async () => {
     const { baseUrl, client: anonymous } = await startClientDaemon(['--token', 'sekrit-token-0123456789']);
     const missing = await rejection(anonymous.sessions.list());

@@ -6,7 +6,7 @@ import { createClient } from '../index.js';
 import { AgentwireError } from '../errors.js';
 import type { DaemonSource, DaemonTarget, MirroredEvent } from './types.js';
 
-/** Reading a daemon through @agentwire/client. `reconnectCapMs` caps its reconnection delays. */
+/** Reading a daemon through agentwire-client. `reconnectCapMs` caps its reconnection delays. */
 export function clientSource(daemon: DaemonTarget, fetchImpl?: typeof fetch, reconnectCapMs = 5000): DaemonSource {
   const client = createClient({ baseUrl: daemon.baseUrl, ...(daemon.token ? { token: daemon.token } : {}), ...(fetchImpl ? { fetch: fetchImpl } : {}) });
   return {

@@ -1,4 +1,4 @@
-// `@agentwire/client/mirror`: follows any number of daemons (one per sandbox) and writes their
+// `agentwire-client/mirror`: follows any number of daemons (one per sandbox) and writes their
 // sessions and events into PostgreSQL, until stop(). The database holds the transcripts after the
 // sandboxes are gone; the sandboxes never hold its credentials. docs/mirror.md has the tables, the
 // guarantees and the queries.
@@ -33,7 +33,7 @@ export interface MirrorOptions {
   /** The fetch the daemons are called with (default: the global one). */
   fetch?: typeof fetch;
   log?: (entry: MirrorLogEntry) => void;
-  /** Tests: how a daemon is read (default: through @agentwire/client). */
+  /** Tests: how a daemon is read (default: through agentwire-client). */
   source?: (daemon: DaemonTarget) => DaemonSource;
 }
 
