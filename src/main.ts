@@ -8,6 +8,7 @@ import { installCommand } from './install-command.js';
 import { startupWarnings } from './startup-warnings.js';
 import { reportStartupFailure } from './startup-failure.js';
 import { STORE_FILES } from './store/data-dir.js';
+import { watchNpmLauncher } from './npm-launcher.js';
 import { logPrepared, prepareDataDir, type PreparedDir } from './store/private-dir.js';
 import { tokenCommand } from './token-command.js';
 import { VERSION } from './version.js';
@@ -82,6 +83,8 @@ export async function main(argv: string[]): Promise<void> {
   };
   // SIGHUP too: a closed terminal would otherwise kill the daemon without ending its agents.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
+  // Started by `npx agentwire`: npm exits on SIGTERM without passing it on (src/npm-launcher.ts).
+  watchNpmLauncher(() => void stop('the npx (npm exec) that started the daemon exited'));
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {

@@ -5,6 +5,7 @@
 // adds the stack trace below the line.
 import { ConfigError } from './config-error.js';
 import type { Config } from './config.js';
+import { SqliteAddonError } from './store/sqlite-binding.js';
 import { StoreInUseError } from './store/sqlite-store.js';
 
 export interface StartupFailure {
@@ -39,6 +40,8 @@ export function describeStartupFailure(err: unknown, config?: Pick<Config, 'host
         return line(`--host ${host} does not resolve (${code}); use an IP address or a name this machine resolves`, 2);
     }
   }
+  // Rerunning fails the same way until the addon is built; the message names the fix.
+  if (error instanceof SqliteAddonError) return line(error.message, 1);
   if (error instanceof StoreInUseError || isStoreOpenError(error, code)) {
     // The data dir is held by another daemon, not writable, or holds a store from a newer
     // agentwire: the message says which.

@@ -17,10 +17,49 @@ export const SQLITE_PACKAGE = major >= 22 ? 'better-sqlite3-napi' : 'better-sqli
 
 let loaded: typeof BetterSqlite3 | undefined;
 
+/** The store's native addon is missing or was built for another Node: the message says which
+ *  build this Node needs and how to get it, since the package manager's own error (a dozen paths
+ *  `bindings` tried, or `Cannot find module`) says neither. */
+export class SqliteAddonError extends Error {
+  override name = 'SqliteAddonError';
+}
+
 /** The better-sqlite3 Database constructor for this Node, loaded on first use: a daemon without
  *  persistence (--persist off) never loads it. */
 export function sqliteDatabase(): typeof BetterSqlite3 {
-  return (loaded ??= require(SQLITE_PACKAGE) as typeof BetterSqlite3);
+  try {
+    return (loaded ??= require(SQLITE_PACKAGE) as typeof BetterSqlite3);
+  } catch (err) {
+    throw addonError(err);
+  }
+}
+
+/** Opens a database file with this Node's build; a failure to load the addon (12 loads it in the
+ *  constructor) becomes a SqliteAddonError, anything else (a locked or unreadable file) is thrown
+ *  as it is. */
+export function openDatabase(path: string): Database {
+  const Database = sqliteDatabase();
+  try {
+    return new Database(path, addonOption());
+  } catch (err) {
+    throw isAddonLoadFailure(err) ? addonError(err) : err;
+  }
+}
+
+function isAddonLoadFailure(err: unknown): boolean {
+  const message = err instanceof Error ? err.message : String(err);
+  return /bindings file|\.node\b|NODE_MODULE_VERSION|invalid ELF|compiled against a different Node/i.test(message);
+}
+
+function addonError(err: unknown): SqliteAddonError {
+  const message = err instanceof Error ? err.message : String(err);
+  const cause = message.split(/(?<=\.)\s|\n/)[0]!.trim();
+  const build = SQLITE_PACKAGE === 'better-sqlite3' ? 'better-sqlite3 12, the build for Node 20' : 'better-sqlite3 13 (the package alias better-sqlite3-napi), the build for Node 22 and later';
+  const fix =
+    SQLITE_PACKAGE === 'better-sqlite3'
+      ? 'npm builds it when it installs agentwire: run `npm rebuild better-sqlite3` where agentwire is installed (where no prebuilt binary can be downloaded this compiles it, which needs python3, make and a C++ compiler)'
+      : 'npm installs it only under Node 22 and later: run `npm install` (or reinstall agentwire) under this Node; it ships prebuilt binaries, nothing is compiled';
+  return new SqliteAddonError(`the SQLite store could not load ${build} (${cause}); ${fix}; or start with --persist off to keep sessions in memory only`, { cause: err });
 }
 
 /** better-sqlite3 12 finds its compiled addon through the `bindings` package, which tries a dozen

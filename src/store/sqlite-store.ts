@@ -2,7 +2,7 @@
 // code with SQL in it besides migrations.ts, retention.ts, session-drop.ts and write-batcher.ts.
 // Here: opening the file (the data-dir lock, the pragmas, the schema), reads, deletes, retention.
 // Writes go through write-batcher.ts: staged, committed once per tick, retried while failing.
-import { addonOption, sqliteDatabase, type Database as Db } from './sqlite-binding.js';
+import { openDatabase, type Database as Db } from './sqlite-binding.js';
 import type { CommitListener, EventStore, SessionProgress, SessionRecord, StoredEvent, StoreFailure } from './event-store.js';
 import { migrate } from './migrations.js';
 import { giveSpaceBack, pruneSessions, storeBytes } from './retention.js';
@@ -137,8 +137,7 @@ export class SqliteStore implements EventStore {
 
 /** Opens the file, takes the lock and brings the schema up to date. */
 function open(path: string, fsync: 'normal' | 'always'): Db {
-  const Database = sqliteDatabase();
-  const db = new Database(path, addonOption());
+  const db = openDatabase(path);
   try {
     // EXCLUSIVE locking before the first WAL access: the lock is an OS file lock held for the
     // connection's life (so a crashed daemon never leaves a stale one), a second daemon on the same

@@ -1,4 +1,4 @@
-// @agentwire/client as a package: its version is the daemon's, its types are what openapi.json
+// agentwire-client as a package: its version is the daemon's, its types are what openapi.json
 // generates (drift test), its core imports nothing from Node, and what `npm pack` ships is only
 // the built code, its README and package.json.
 import { execFile } from 'node:child_process';
@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { packClient } from './pack.js';
+import { packClient } from '../support/pack.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLIENT = join(ROOT, 'client');
@@ -22,7 +22,7 @@ function sources(dir: string): string[] {
   });
 }
 
-describe('the @agentwire/client package', () => {
+describe('the agentwire-client package', () => {
   it('has the daemon’s version', () => {
     expect(json(join(CLIENT, 'package.json')).version).toBe(json(join(ROOT, 'package.json')).version);
   });
@@ -47,13 +47,13 @@ describe('the @agentwire/client package', () => {
     await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(CLIENT, 'tsconfig.core.json')], { cwd: CLIENT });
   }, 120_000);
 
-  it('npm pack ships dist, README.md and package.json only, and its runtime dependencies are eventsource-parser and pg', async () => {
+  it('npm pack ships dist, README.md, LICENSE and package.json only; its dependencies are eventsource-parser, pg and the pg types its mirror declarations name', async () => {
     const packed = await packClient();
     try {
-      expect(packed.files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/openapi.d.ts']));
-      expect(packed.files.filter((f) => !/^(dist\/|bin\/)/.test(f) && f !== 'package.json' && f !== 'README.md')).toEqual([]);
+      expect(packed.files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts', 'dist/openapi.d.ts']));
+      expect(packed.files.filter((f) => !/^(dist\/|bin\/)/.test(f) && !['package.json', 'README.md', 'LICENSE'].includes(f))).toEqual([]);
       expect(packed.files.filter((f) => f.endsWith('.map') || f.includes('test'))).toEqual([]);
-      expect(Object.keys(json(join(CLIENT, 'package.json')).dependencies as object).sort()).toEqual(['eventsource-parser', 'pg']);
+      expect(Object.keys(json(join(CLIENT, 'package.json')).dependencies as object).sort()).toEqual(['@types/pg', 'eventsource-parser', 'pg']);
     } finally {
       packed.remove();
     }

@@ -1,74 +1,217 @@
-// The issue's "done when": the packed client installed into an empty project runs the README's
-// client example against a real daemon (a mock turn whose permission a callback approves), and so
-// does examples/turn-with-hitl.mjs. npm fetches the tarball's dependencies from the registry (or
-// its cache).
-import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// Both packages as a user installs them (issue 28): the tarballs `npm pack` makes, installed into an
+// empty CommonJS project (what `npm init -y` makes) with nothing but Node and npm; then
+// `npx agentwire` runs the mock with the SQLite store, serves the inspector, and the installed
+// client runs turns against it from ESM (the README's example, examples/turn-with-hitl.mjs), from
+// CommonJS (`require('agentwire-client')`) and typechecks from CommonJS TypeScript. npm fetches
+// the dependencies from the registry (or its cache). On Node 20 npm compiles better-sqlite3 12 as
+// a user's install does (there is no prebuilt binary to download here: ~1.5 min); on Node 22 and
+// later the store uses better-sqlite3 13's prebuilt binary, so the install runs with
+// --ignore-scripts, as docs/install.md suggests, instead of also compiling 12 for nothing.
+import { execFile, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { killDaemons, removeInstall, setUpInstall } from '../support/daemon-process.js';
-import { startClientDaemon } from './daemon.js';
-import { packClient } from './pack.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv, DaemonProcess, removeInstall, setUpInstall, sharedInstallDir } from '../support/daemon-process.js';
+import { waitFor } from '../support/helpers.js';
+import { packClient, packDaemon } from '../support/pack.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 const run = promisify(execFile);
 let project: string;
+let installOutput = '';
 
 beforeAll(async () => {
   await setUpInstall();
-  project = mkdtempSync(join(tmpdir(), 'agentwire-client-project-'));
-  const packed = await packClient();
-  const tarball = basename(packed.tarball);
-  copyFileSync(packed.tarball, join(project, tarball));
-  packed.remove();
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'empty-project', private: true, type: 'module' }));
-  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`], { cwd: project, maxBuffer: 16 * 1024 * 1024 });
-}, 500_000);
+  project = mkdtempSync(join(tmpdir(), 'agentwire-package-project-'));
+  const tarballs: string[] = [];
+  for (const packed of [await packDaemon(sharedInstallDir()), await packClient()]) {
+    copyFileSync(packed.tarball, join(project, basename(packed.tarball)));
+    tarballs.push(`./${basename(packed.tarball)}`);
+    packed.remove();
+  }
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'empty-project', version: '1.0.0', private: true, type: 'commonjs' }));
+  const scripts = NODE_MAJOR >= 22 ? ['--ignore-scripts'] : [];
+  const { stdout, stderr } = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...scripts, ...tarballs], { cwd: project, maxBuffer: 16 * 1024 * 1024 });
+  installOutput = stdout + stderr;
+}, 600_000);
 afterAll(() => {
   removeInstall();
   if (project) rmSync(project, { recursive: true, force: true });
 });
-afterEach(killDaemons);
+
+describe('the packed daemon in an empty project', () => {
+  it('installs without an engine warning, with no TypeScript, build step or dev dependency', () => {
+    expect(installOutput).not.toContain('EBADENGINE');
+    const installed = JSON.parse(readFileSync(join(project, 'node_modules/agentwire/package.json'), 'utf8')) as Record<string, Record<string, string>>;
+    // What the bundle leaves out is all it needs: execa and this Node's SQLite build.
+    expect(Object.keys(installed.dependencies!)).toEqual(['execa']);
+    expect(Object.keys(installed.optionalDependencies!).sort()).toEqual(['better-sqlite3', 'better-sqlite3-napi']);
+    for (const dev of ['typescript', 'fastify', 'zod', 'esbuild', 'vitest']) expect(existsSync(join(project, 'node_modules', dev)), dev).toBe(false);
+    expect(existsSync(join(project, 'node_modules/agentwire/dist/agentwire.mjs'))).toBe(true);
+    expect(existsSync(join(project, 'node_modules/agentwire/src'))).toBe(false);
+  });
+
+  it('prints its version: `npx agentwire version`, and `--version` past npx', async () => {
+    // npx takes `--version` for itself (it prints npm's), so the docs say `npx agentwire version`.
+    for (const args of [['version'], ['--', '--version']]) {
+      const { stdout } = await run('npx', ['--no', 'agentwire', ...args], { cwd: project, env: cleanEnv() });
+      expect(stdout.trim(), args.join(' ')).toBe(VERSION);
+    }
+    const { stdout } = await run(join(project, 'node_modules/.bin/agentwire'), ['--version'], { cwd: project, env: cleanEnv() });
+    expect(stdout.trim()).toBe(VERSION);
+  }, 60_000);
+
+  describe('npx agentwire server, persisting', () => {
+    let daemon: DaemonProcess;
+    let baseUrl: string;
+    let token: string;
+    let dataDir: string;
+
+    beforeAll(async () => {
+      dataDir = mkdtempSync(join(tmpdir(), 'agentwire-package-data-'));
+      const args = ['--no', 'agentwire', 'server', '--port', '0', '--data-dir', dataDir];
+      daemon = new DaemonProcess(project, {}, spawn('npx', args, { cwd: project, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] }));
+      baseUrl = `http://127.0.0.1:${await daemon.port()}`;
+      token = await daemon.announcedToken();
+    }, 60_000);
+    afterAll(() => {
+      daemon?.stop();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('keeps its token where `npx agentwire token` finds it, and serves the inspector', async () => {
+      const { stdout } = await run('npx', ['--no', 'agentwire', 'token', '--data-dir', dataDir], { cwd: project, env: cleanEnv() });
+      expect(stdout.trim()).toBe(token);
+      const page = await fetch(`${baseUrl}/ui/`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toContain('text/html');
+      expect(await page.text()).toContain('<script');
+      expect((await fetch(`${baseUrl}/openapi.json`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    }, 60_000);
+
+    it("runs the README's client example (ESM): a mock turn whose permission the callback approves", async () => {
+      writeFileSync(join(project, 'readme-example.mjs'), readmeExample().replace("'http://127.0.0.1:2468'", JSON.stringify(baseUrl)));
+      const { stdout } = await run(process.execPath, ['readme-example.mjs'], { cwd: project, timeout: 60_000, env: { ...cleanEnv(), AGENTWIRE_TOKEN: token } });
+      expect(stdout).toContain('the agent asks to write_file');
+      expect(stdout).toContain('completed Permission granted; wrote notes.txt.');
+      expect(stdout).toMatch(/\d+ permission\.resolved/);
+      expect(stdout).not.toContain('agent.unparsed');
+    }, 120_000);
+
+    it('runs examples/turn-with-hitl.mjs', async () => {
+      copyFileSync(join(ROOT, 'examples/turn-with-hitl.mjs'), join(project, 'turn-with-hitl.mjs'));
+      const { stdout } = await run(process.execPath, ['turn-with-hitl.mjs'], { cwd: project, timeout: 60_000, env: { ...cleanEnv(), AGENTWIRE_URL: baseUrl, AGENTWIRE_TOKEN: token } });
+      expect(stdout).toContain('permission asked: write_file');
+      expect(stdout).toContain('turn turn_1: completed: Permission granted; wrote notes.txt.');
+      expect(stdout).toContain('turn turn_2: completed: You answered: green');
+      expect(stdout).not.toContain('agent.unparsed');
+    }, 120_000);
+
+    it("runs a turn from CommonJS with require('agentwire-client') and require('agentwire-client/mirror')", async () => {
+      writeFileSync(join(project, 'turn.js'), CJS_TURN);
+      const { stdout, stderr } = await run(process.execPath, ['turn.js'], { cwd: project, timeout: 60_000, env: { ...cleanEnv(), AGENTWIRE_URL: baseUrl, AGENTWIRE_TOKEN: token } });
+      expect(stderr).toBe(''); // no ExperimentalWarning for require() of the ES module either
+      const [result, types, mirror] = stdout.trim().split('\n');
+      expect(result).toBe('completed OK');
+      expect(types).toMatch(/^session\.started turn\.started .*turn\.ended$/);
+      expect(types).not.toContain('agent.unparsed');
+      expect(mirror).toBe('function');
+    }, 120_000);
+
+    it('typechecks from CommonJS TypeScript (module nodenext) with the types the package ships', async () => {
+      writeFileSync(join(project, 'typed.ts'), TYPED_CJS);
+      const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
+      const result = await run(process.execPath, [tsc, '--module', 'nodenext', '--strict', '--noEmit', 'typed.ts'], { cwd: project }).catch((err: { stdout: string }) => ({ stdout: err.stdout }));
+      expect(result.stdout).toBe('');
+    }, 120_000);
+
+    it('ends on SIGTERM to npx, leaving no daemon process behind', async () => {
+      const pid = (daemon.logs.find((l) => typeof (l as { pid?: number }).pid === 'number') as { pid: number }).pid;
+      expect(pid).not.toBe(daemon.pid); // npx runs the daemon as its child
+      daemon.child.kill('SIGTERM');
+      await daemon.exited;
+      await waitFor(() => !alive(pid), 15_000, 'the daemon under npx to exit');
+    }, 30_000);
+  });
+
+  it('says how to get the SQLite addon when it is missing, in one line', async () => {
+    // What an install that skipped or lost the addon looks like: on Node 20 better-sqlite3 12
+    // without its compiled file, on Node 22 and later no better-sqlite3 13 at all.
+    const missing = NODE_MAJOR >= 22 ? join(project, 'node_modules/better-sqlite3-napi') : join(project, 'node_modules/better-sqlite3/build');
+    renameSync(missing, `${missing}.away`);
+    const dataDir = mkdtempSync(join(tmpdir(), 'agentwire-package-noaddon-'));
+    try {
+      const bin = join(project, 'node_modules/agentwire/bin/agentwire.js');
+      const failed = await run(process.execPath, [bin, 'server', '--port', '0', '--data-dir', dataDir], { cwd: project, env: cleanEnv(), timeout: 20_000 }).then(
+        () => undefined,
+        (err: { code: number; stderr: string }) => err,
+      );
+      expect(failed?.code).toBe(1);
+      const lines = failed!.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^agentwire: the SQLite store could not load better-sqlite3 1[23]/);
+      expect(lines[0]).toContain(NODE_MAJOR >= 22 ? 'run `npm install`' : 'run `npm rebuild better-sqlite3`');
+      expect(lines[0]).toContain('--persist off');
+    } finally {
+      renameSync(`${missing}.away`, missing);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
 
 /** The ```js block of README.md that imports the client. */
 function readmeExample(): string {
   const blocks = [...readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  const example = blocks.find((b) => b.includes("from '@agentwire/client'"));
-  if (!example) throw new Error('README.md has no js block importing @agentwire/client');
+  const example = blocks.find((b) => b.includes("from 'agentwire-client'"));
+  if (!example) throw new Error('README.md has no js block importing agentwire-client');
+  expect(example).toContain("baseUrl: 'http://127.0.0.1:2468'");
+  expect(example).toContain('token: process.env.AGENTWIRE_TOKEN');
   return example;
 }
 
-describe('the packed client in an empty project', () => {
-  it('runs the README example: a mock turn whose permission the callback approves', async () => {
-    // The daemon made its own token, as a default one does; the example reads it from the
-    // environment, as the README says to set it (`agentwire token`).
-    const { baseUrl, token } = await startClientDaemon();
-    expect(token).toBeDefined();
-    const example = readmeExample();
-    expect(example).toContain("baseUrl: 'http://127.0.0.1:2468'");
-    expect(example).toContain('token: process.env.AGENTWIRE_TOKEN');
-    writeFileSync(join(project, 'readme-example.mjs'), example.replace("'http://127.0.0.1:2468'", JSON.stringify(baseUrl)));
-    const { stdout } = await run(process.execPath, ['readme-example.mjs'], { cwd: project, timeout: 60_000, env: { ...process.env, AGENTWIRE_TOKEN: token! } });
-    expect(stdout).toContain('the agent asks to write_file');
-    expect(stdout).toContain('completed Permission granted; wrote notes.txt.');
-    expect(stdout).toMatch(/\d+ permission\.resolved/);
-    expect(stdout).not.toContain('agent.unparsed');
-  }, 120_000);
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
-  it('runs examples/turn-with-hitl.mjs', async () => {
-    const { baseUrl } = await startClientDaemon(['--token', 'example-token-0123456789']);
-    copyFileSync(join(ROOT, 'examples/turn-with-hitl.mjs'), join(project, 'turn-with-hitl.mjs'));
-    const { stdout } = await run(process.execPath, ['turn-with-hitl.mjs'], {
-      cwd: project,
-      timeout: 60_000,
-      env: { ...process.env, AGENTWIRE_URL: baseUrl, AGENTWIRE_TOKEN: 'example-token-0123456789' },
-    });
-    expect(stdout).toContain('permission asked: write_file');
-    expect(stdout).toContain('turn turn_1: completed: Permission granted; wrote notes.txt.');
-    expect(stdout).toContain('turn turn_2: completed: You answered: green');
-    expect(stdout).not.toContain('agent.unparsed');
-  }, 120_000);
+const CJS_TURN = `const { createClient } = require('agentwire-client');
+const { mirror } = require('agentwire-client/mirror');
+(async () => {
+  const client = createClient({ baseUrl: process.env.AGENTWIRE_URL, token: process.env.AGENTWIRE_TOKEN });
+  const session = await client.sessions.create({ agent: 'mock' });
+  const result = await session.turn('Reply with exactly the single word OK.');
+  console.log(result.reason, result.text);
+  const types = [];
+  for await (const event of session.events({ after: 0 })) {
+    types.push(event.type);
+    if (event.sequence === result.ended.sequence) break;
+  }
+  console.log(types.join(' '));
+  console.log(typeof mirror);
+  await session.delete();
+})().catch((err) => {
+  console.error(err);
+  process.exit(1);
 });
+`;
+
+const TYPED_CJS = `import { createClient, AgentwireError, type UniversalEvent } from 'agentwire-client';
+import { mirror, type MirrorOptions } from 'agentwire-client/mirror';
+const client = createClient({ baseUrl: 'http://127.0.0.1:2468' });
+export async function firstType(): Promise<string | undefined> {
+  const session = await client.sessions.create({ agent: 'mock' });
+  for await (const event of session.events({ after: 0 })) return (event satisfies UniversalEvent).type;
+  return undefined;
+}
+export const options: Partial<MirrorOptions> = {};
+export const kinds = [typeof mirror, AgentwireError.name];
+`;

@@ -24,7 +24,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['sessions/'],
   ['http/'],
   ['openapi/'],
-  ['app.ts', 'daemon-token.ts', 'startup-failure.ts', 'startup-warnings.ts', 'token-command.ts', 'install-command.ts'],
+  ['app.ts', 'daemon-token.ts', 'startup-failure.ts', 'startup-warnings.ts', 'token-command.ts', 'install-command.ts', 'npm-launcher.ts'],
   ['main.ts'],
 ];
 

@@ -175,6 +175,12 @@ export async function startRefused(options: DaemonOptions, timeoutMs = 10_000): 
   }
 }
 
+/** The shared install's directory (after setUpInstall). */
+export function sharedInstallDir(): string {
+  if (!shared) throw new Error('setUpInstall() must run first (beforeAll)');
+  return shared.dir;
+}
+
 /** afterAll. */
 export function removeInstall(): void {
   shared?.remove();
