@@ -43,7 +43,8 @@ export interface AppDeps {
   baseDir?: string;
   /** true: pino JSON to stdout at config.logLevel. */
   logger?: boolean;
-  /** Where log lines go instead of stdout (tests read them). */
+  /** Where log lines go instead of stdout: tests read them, and main.ts gives a terminal the
+   *  human format's stream (src/log-format.ts). */
   logStream?: { write(line: string): void };
   /** The environment agent discovery sees (PATH, credential variables) and the HOME it checks for
    *  credential files, default process.env and its HOME; model and mode queries also get it on top

@@ -1,13 +1,18 @@
-// Logger settings: pino JSON to stdout, a request id on every request's lines (taken from
-// X-Request-Id when the caller sends a sane one), and no secret ever written: the Authorization
-// header and `?token=` are redacted before anything is serialized. Fastify's own two lines per
-// request are off; src/http/request-log.ts writes one, at debug only.
+// Logger settings: pino JSON to stdout (or, on a terminal, through src/log-format.ts), a request
+// id on every request's lines (taken from X-Request-Id when the caller sends a sane one), and no
+// secret ever written: the Authorization header and `?token=` are redacted before anything is
+// serialized. Fastify's own two lines per request are off; src/http/request-log.ts writes one, at
+// debug only (docs/logging.md).
 import type { FastifyServerOptions } from 'fastify';
 import type { IdGenerator } from './util/deps.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** The `msg` of the records a person watching the daemon cares about, named once. */
+/**
+ * The `msg` of the records a person watching the daemon cares about. They are named once, here,
+ * because the terminal format (src/log-format.ts) draws each as its own sentence from its fields:
+ * a message changed in one place only would fall back to the plain rendering without a word.
+ */
 export const LogMessage = {
   /** debug: the effective configuration, secrets redacted (main.ts). */
   configuration: 'starting',

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { flagHelp, loadConfig, redacted } from './config.js';
 import { daemonToken, TOKEN_FILE, tokenAnnouncement, type DaemonToken } from './daemon-token.js';
 import { installCommand } from './install-command.js';
+import { logDestination } from './log-format.js';
 import { LogMessage } from './logging.js';
 import { startupWarnings } from './startup-warnings.js';
 import { reportStartupFailure } from './startup-failure.js';
@@ -59,7 +60,8 @@ export async function main(argv: string[]): Promise<void> {
     token = daemonToken(config, rest);
     config = { ...config, token: token.token };
     // buildApp refuses an --agent-user it cannot switch to (src/process/agent-user.ts).
-    ({ app } = await buildApp({ config, logger: true }));
+    // JSON lines on stdout, or one readable line per event when a person watches (src/log-format.ts).
+    ({ app } = await buildApp({ config, logger: true, logStream: logDestination(config.logFormat, config.logLevel) }));
   } catch (err) {
     // One line naming the cause and the fix, exit 2 or 1 (src/startup-failure.ts).
     reportStartupFailure(err, config);

@@ -1,8 +1,8 @@
-// One log line per HTTP request, at debug. Fastify's own request logging (a line when a request
-// arrives and one when it is answered, at info) is off (the LogController in app.ts): at info a
-// daemon whose inspector polls wrote a screenful a minute that said nothing. buildApp installs
-// this only when the level lets debug through, so a daemon at info spends nothing per request on
-// logging.
+// One log line per HTTP request, at debug (docs/logging.md). Fastify's own request logging (a line
+// when a request arrives and one when it is answered, at info) is off (the LogController in
+// app.ts): at info a daemon whose inspector polls wrote a screenful a minute that said nothing.
+// buildApp installs this only when the level lets debug through, so a daemon at info spends
+// nothing per request on logging.
 import type { FastifyInstance } from 'fastify';
 import { LogMessage } from '../logging.js';
 
