@@ -1,7 +1,7 @@
 // buildApp(deps): the whole daemon as an un-listened Fastify instance (rule: Injectable app). Tests call
 // it with a fixed clock and counter ids and use inject(); main.ts listens.
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
 import { AgentDiscovery } from './agents/discovery.js';
 import { defaultAgentsDir } from './agents/install.js';
 import { AgentOfferings } from './agents/offerings.js';
@@ -22,7 +22,8 @@ import { clientErrorAnswerer, installProblemHandlers, writeRawProblem } from './
 import { registerRoutes } from './http/route.js';
 import { ROUTES } from './http/routes.js';
 import { refuseUndeclaredQueries, ZOD_ONLY_SCHEMAS } from './http/validate.js';
-import { loggerOptions, requestIdOptions } from './logging.js';
+import { installRequestLog } from './http/request-log.js';
+import { levelEnables, loggerOptions, requestIdOptions } from './logging.js';
 import { Metrics } from './metrics/registry.js';
 import type { EventStore } from './store/event-store.js';
 import { openStore } from './store/open-store.js';
@@ -42,7 +43,8 @@ export interface AppDeps {
   baseDir?: string;
   /** true: pino JSON to stdout at config.logLevel. */
   logger?: boolean;
-  /** Where log lines go instead of stdout (tests read them). */
+  /** Where log lines go instead of stdout: tests read them, and main.ts gives a terminal the
+   *  human format's stream (src/log-format.ts). */
   logStream?: { write(line: string): void };
   /** The environment agent discovery sees (PATH, credential variables) and the HOME it checks for
    *  credential files, default process.env and its HOME; model and mode queries also get it on top
@@ -70,8 +72,11 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   const ids = deps.ids ?? randomIds;
   const routes = new RouteTable();
   const timeouts = receiveTimeouts(config.requestTimeoutMs);
+  const logging = Boolean(deps.logger || deps.logStream);
   const app = Fastify({
-    logger: deps.logger || deps.logStream ? loggerOptions(config.logLevel, deps.logStream) : false,
+    logger: logging ? loggerOptions(config.logLevel, deps.logStream) : false,
+    // Requests are logged at debug only, one line each (src/http/request-log.ts).
+    logController: new LogController({ disableRequestLogging: true }),
     ...requestIdOptions(ids),
     bodyLimit: config.bodyLimitBytes,
     // A request must arrive whole in time (408); the answer, an SSE stream say, is not bounded.
@@ -158,6 +163,9 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     },
   });
 
+  // At debug, the request log's hook comes before everything, so that refused requests are logged
+  // too; it only waits for the answer (src/http/request-log.ts). At info it is not there at all.
+  if (logging && levelEnables(config.logLevel, 'debug')) installRequestLog(app);
   // The Host check comes first: a request for a name that is not ours runs nothing else. Then the
   // Origin check: a request a page on another origin sent runs nothing else either, its CORS
   // preflight included.

@@ -71,7 +71,9 @@ export const OPTIONS = {
   corsOrigins: opt({ flag: 'cors-origin', env: 'CORS_ORIGIN', schema: z.array(corsOrigin).default([]), kind: 'list', help: 'browser origin allowed to call the daemon at all, with CORS (repeatable, or * for any); without it pages on other origins get 403' }),
   corsMethods: opt({ flag: 'cors-methods', env: 'CORS_METHODS', schema: list.default(['GET', 'POST', 'DELETE', 'OPTIONS']), kind: 'list', help: 'methods allowed cross-origin' }),
   corsHeaders: opt({ flag: 'cors-headers', env: 'CORS_HEADERS', schema: list.default(['Authorization', 'Content-Type', 'Last-Event-ID', 'Accept']), kind: 'list', help: 'request headers allowed cross-origin' }),
-  logLevel: opt({ flag: 'log-level', env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), help: 'pino log level (also LOG_LEVEL)' }),
+  logLevel: opt({ flag: 'log-level', env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), help: 'pino log level (also LOG_LEVEL); debug adds one line per HTTP request' }),
+  // docs/logging.md: what a person on a terminal reads, and what a log collector parses.
+  logFormat: opt({ flag: 'log-format', env: 'LOG_FORMAT', schema: z.enum(['auto', 'pretty', 'json']).default('auto'), help: 'pretty: one readable line per event; json: pino JSON lines; auto: pretty when stdout is a terminal, json otherwise' }),
   maxSessions: opt({ flag: 'max-sessions', env: 'MAX_SESSIONS', schema: int(1).default(100), help: 'sessions held at once' }),
   endedSessionTtlMs: opt({ flag: 'ended-session-ttl-ms', env: 'ENDED_SESSION_TTL_MS', schema: int(0).default(3_600_000), help: 'forget ended sessions after this long (0: keep until the limit needs room)' }),
   maxEventsPerSession: opt({ flag: 'max-events-per-session', env: 'MAX_EVENTS_PER_SESSION', schema: int(10).default(100_000), help: 'events kept per session (oldest evicted)' }),

@@ -1,10 +1,39 @@
-// Logger settings: pino JSON to stdout, a request id on every request line (taken from
-// X-Request-Id when the caller sends a sane one), and no secret ever written: the Authorization
-// header and `?token=` are redacted before anything is serialized.
+// Logger settings: pino JSON to stdout (or, on a terminal, through src/log-format.ts), a request
+// id on every request's lines (taken from X-Request-Id when the caller sends a sane one), and no
+// secret ever written: the Authorization header and `?token=` are redacted before anything is
+// serialized. Fastify's own two lines per request are off; src/http/request-log.ts writes one, at
+// debug only (docs/logging.md).
 import type { FastifyServerOptions } from 'fastify';
 import type { IdGenerator } from './util/deps.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The `msg` of the records a person watching the daemon cares about. They are named once, here,
+ * because the terminal format (src/log-format.ts) draws each as its own sentence from its fields:
+ * a message changed in one place only would fall back to the plain rendering without a word.
+ */
+export const LogMessage = {
+  /** debug: the effective configuration, secrets redacted (main.ts). */
+  configuration: 'starting',
+  /** info: the daemon listens: version, url, inspector, dataDir, token (its source), tokenFile. */
+  listening: 'listening',
+  /** debug: one HTTP request answered or given up by its client (src/http/request-log.ts). */
+  request: 'request completed',
+  /** info: a session's agent is up: sessionId, agent, pid, cwd, pooled, nativeSessionId. */
+  sessionStarted: 'session started',
+  /** info (warn when the reason is error): sessionId, agent, reason, terminatedBy, exitCode, message. */
+  sessionEnded: 'session ended',
+  /** info (warn when nobody asked for it and the code is not 0): sessionId, pid, exitCode, signal, requested. */
+  agentExited: 'agent process exited',
+} as const;
+
+const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+
+/** Whether a logger at `configured` writes records of `level` (pino's order). */
+export function levelEnables(configured: string, level: string): boolean {
+  return (LEVELS[configured] ?? LEVELS.info!) <= (LEVELS[level] ?? Infinity);
+}
 
 /**
  * The URL as logged: the value of every query parameter whose key, once decoded as the query

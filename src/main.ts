@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { flagHelp, loadConfig, redacted } from './config.js';
 import { daemonToken, TOKEN_FILE, tokenAnnouncement, type DaemonToken } from './daemon-token.js';
 import { installCommand } from './install-command.js';
+import { logDestination } from './log-format.js';
+import { LogMessage } from './logging.js';
 import { startupWarnings } from './startup-warnings.js';
 import { reportStartupFailure } from './startup-failure.js';
 import { STORE_FILES } from './store/data-dir.js';
@@ -59,13 +61,14 @@ export async function main(argv: string[]): Promise<void> {
     token = daemonToken(config, rest);
     config = { ...config, token: token.token };
     // buildApp refuses an --agent-user it cannot switch to (src/process/agent-user.ts).
-    ({ app } = await buildApp({ config, logger: true }));
+    // JSON lines on stdout, or one readable line per event when a person watches (src/log-format.ts).
+    ({ app } = await buildApp({ config, logger: true, logStream: logDestination(config.logFormat, config.logLevel) }));
   } catch (err) {
     // One line naming the cause and the fix, exit 2 or 1 (src/startup-failure.ts).
     reportStartupFailure(err, config);
     return;
   }
-  app.log.info({ config: redacted(config), version: VERSION, token: token.source }, 'starting');
+  app.log.debug({ config: redacted(config), version: VERSION, token: token.source }, LogMessage.configuration);
   if (prepared) logPrepared(app.log, prepared);
   for (const warning of startupWarnings(config, token, { uid: process.getuid?.() })) app.log.warn(warning);
   let stopping = false;
@@ -93,7 +96,11 @@ export async function main(argv: string[]): Promise<void> {
     reportStartupFailure(err, config);
     return;
   }
-  const announcement = tokenAnnouncement(token, baseUrl(config.host, (app.server.address() as AddressInfo).port));
+  const url = baseUrl(config.host, (app.server.address() as AddressInfo).port);
+  // The start line: what a person needs to get going; the whole configuration is at debug.
+  const dataDir = config.persist === 'on' ? (config.dataDir ?? null) : null;
+  app.log.info({ version: VERSION, url, inspector: `${url}/ui/`, dataDir, token: token.source, ...(token.file ? { tokenFile: token.file } : {}) }, LogMessage.listening);
+  const announcement = tokenAnnouncement(token, url);
   if (announcement) console.error(announcement);
 }
 

@@ -3,6 +3,7 @@
 // the status and the client's commands; this owns only the process, its converter state and its end.
 import type { AgentDriver, AgentHandle, AgentSink, ProcessExit, StartOptions } from '../agents/types.js';
 import { ApiError } from '../errors.js';
+import { LogMessage } from '../logging.js';
 import type { UniversalEvent } from '../schema/events.js';
 import type { EventLog } from './event-log.js';
 import type { ResolvedCreateRequest, SessionCore, SessionDeps } from './session.js';
@@ -53,7 +54,7 @@ export class SessionAgent {
     const spare = this.spawn(r.nativeSessionId, true);
     this.handle = spare instanceof Promise ? await spare : spare;
     const pooled = !(spare instanceof Promise);
-    this.ctx.logger.info({ cwd: r.cwd, pid: this.handle.pid, nativeSessionId: this.ctx.log.currentNativeSessionId, pooled }, 'session started');
+    this.ctx.logger.info({ cwd: r.cwd, pid: this.handle.pid, nativeSessionId: this.ctx.log.currentNativeSessionId, pooled }, LogMessage.sessionStarted);
   }
 
   /** Starts the agent; a new session (`mayAdopt`) takes a warm spare instead when one serves it. */
@@ -164,7 +165,10 @@ export class SessionAgent {
 
   private onExit(exit: ProcessExit): void {
     const level = exit.requested || exit.exitCode === 0 ? 'info' : 'warn';
-    this.ctx.logger[level]({ exitCode: exit.exitCode, signal: exit.signal, requested: exit.requested }, 'agent process exited');
+    // `pid` as in 'session started'. pino writes its own (the daemon's) first in every line, so a
+    // reader keeping the last of two equal keys reads the agent's; a record without one, the daemon's.
+    const pid = this.handle?.pid === undefined ? {} : { pid: this.handle.pid };
+    this.ctx.logger[level]({ ...pid, exitCode: exit.exitCode, signal: exit.signal, requested: exit.requested }, LogMessage.agentExited);
     this.ctx.apply(this.suspending ? this.ctx.normalizer.agentGone('daemon_stopping') : this.ctx.normalizer.processExited(exit));
     this.handle = undefined;
     this.suspending = false;

@@ -5,8 +5,9 @@
 import type { AgentDriver, AgentHandle, AgentSink, StartOptions, TurnInput } from '../agents/types.js';
 import { ApiError } from '../errors.js';
 import type { CreateSessionRequest, MessageRequest, PermissionReply, SessionInfo, SessionStatus } from '../schema/api.js';
-import type { UniversalEvent } from '../schema/events.js';
+import type { SessionEndedData, UniversalEvent } from '../schema/events.js';
 import type { FastifyBaseLogger } from 'fastify';
+import { LogMessage } from '../logging.js';
 import type { Clock, IdGenerator } from '../util/deps.js';
 import type { EventStore, SessionProgress, SessionRecord } from '../store/event-store.js';
 import type { Normalized } from './event-batch.js';
@@ -227,7 +228,7 @@ export class Session {
     const logged = events.map((n) => {
       const event = this.log.append(n.event, n.raw, n.nativeSessionId);
       this.deps.onEvent?.(this, event);
-      if (event.type === 'session.ended') this.endedAt = this.updatedAt;
+      if (event.type === 'session.ended') this.ended(event.data);
       this.agent.logged(event);
       this.hitl.observe(event);
       return event;
@@ -237,4 +238,11 @@ export class Session {
   }
 
   private readonly progressOf = () => this.progress();
+
+  /** session.ended is in the log: the TTL starts, and the daemon's log says why it ended. */
+  private ended(data: SessionEndedData): void {
+    this.endedAt = this.updatedAt;
+    const fields = { reason: data.reason, terminatedBy: data.terminated_by, exitCode: data.exit_code, message: data.message };
+    this.logger[data.reason === 'error' ? 'warn' : 'info'](fields, LogMessage.sessionEnded);
+  }
 }

@@ -16,7 +16,7 @@ const SRC = join(ROOT, 'src');
 
 /** Bottom first. A part may import its own layer and the layers before it, never one after it. */
 const LAYERS: readonly (readonly string[])[] = [
-  ['util/', 'errors.ts', 'config-error.ts', 'version.ts', 'logging.ts'],
+  ['util/', 'errors.ts', 'config-error.ts', 'version.ts', 'logging.ts', 'log-format.ts'],
   ['schema/'],
   ['config.ts'],
   ['process/', 'store/'],

@@ -115,7 +115,8 @@ export class DaemonProcess {
     const match = await waitFor(
       () => {
         if (this.child.exitCode !== null) throw new Error(`daemon exited ${this.child.exitCode}: ${this.stderr}`);
-        return this.logs.map((l) => /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(l.msg ?? '')).find((m) => m);
+        // Fastify's JSON line, or the start line of the readable format (docs/logging.md).
+        return this.logs.map((l) => /(?:Server listening at|listening on) http:\/\/127\.0\.0\.1:(\d+)/.exec(l.msg ?? '')).find((m) => m);
       },
       15_000,
       'the daemon to listen',
@@ -148,6 +149,12 @@ const started: DaemonProcess[] = [];
 /** beforeAll: the run's install (built by the first file that asks; see runInstall). */
 export async function setUpInstall(): Promise<void> {
   shared = await runInstall();
+}
+
+/** The shared install's directory (setUpInstall first), for a test that starts its daemon its own way. */
+export function installDir(): string {
+  if (!shared) throw new Error('setUpInstall() must run first (beforeAll)');
+  return shared.dir;
 }
 
 /**
