@@ -11,6 +11,7 @@ export type LogFormat = 'auto' | 'pretty' | 'json';
 export interface LogOutput {
   write(text: string): unknown;
   isTTY?: boolean;
+  on?(event: 'error', listener: (err: Error) => void): unknown;
 }
 
 export interface PrettyOptions {
@@ -18,8 +19,6 @@ export interface PrettyOptions {
   color: boolean;
   /** An error's stack under its line: at --log-level debug and below. */
   stacks: boolean;
-  /** The daemon's pid, which pino writes in every record: an agent's `pid` is told apart from it. */
-  ownPid?: number;
 }
 
 /**
@@ -28,11 +27,15 @@ export interface PrettyOptions {
  */
 export function logDestination(format: LogFormat, level: string, out: LogOutput = process.stdout, env: NodeJS.ProcessEnv = process.env): { write(line: string): void } | undefined {
   if (format === 'json' || (format === 'auto' && !out.isTTY)) return undefined;
-  return prettyStream(out, { color: Boolean(out.isTTY) && !env.NO_COLOR, stacks: levelEnables(level, 'debug'), ownPid: process.pid });
+  return prettyStream(out, { color: Boolean(out.isTTY) && !env.NO_COLOR, stacks: levelEnables(level, 'debug') });
 }
 
 /** A pino destination: each JSON line it is given is written to `out` as one human line. */
 export function prettyStream(out: LogOutput, options: PrettyOptions): { write(line: string): void } {
+  // A terminal closed, or a pipe whose reader went away (`… | head`), must not take the daemon
+  // down: the log is lost from then on, the sessions are not. (pino's own JSON destination keeps
+  // writing through its own handling.)
+  out.on?.('error', () => {});
   return {
     write: (line) => {
       const text = prettyLine(line, options);
@@ -62,7 +65,7 @@ export function prettyLine(line: string, options: PrettyOptions): string | undef
     used.add(key);
     return r[key];
   };
-  const sentence = (SENTENCES[msg] ?? plain)(r, take, options.ownPid);
+  const sentence = (SENTENCES[msg] ?? plain)(r, take);
   const err = errorOf(take('err'));
   const text = err && !sentence.includes(err.message) ? `${sentence}: ${err.message}` : sentence;
   // A request id tells which request failed; on every other line it is noise.
@@ -76,7 +79,7 @@ export function prettyLine(line: string, options: PrettyOptions): string | undef
 }
 
 type Take = (key: string) => unknown;
-type Sentence = (r: LogRecord, take: Take, ownPid?: number) => string;
+type Sentence = (r: LogRecord, take: Take) => string;
 
 /** Any record: its message, after the session it is about. */
 const plain: Sentence = (r, take) => {
@@ -116,8 +119,8 @@ const SENTENCES: Record<string, Sentence> = {
     const aborted = take('aborted') === true ? ' (the client went away)' : '';
     return `${req.method} ${req.url} ${res?.statusCode ?? '-'} ${duration(take('responseTime'))}${aborted} ${String(take('reqId'))}`;
   },
-  [LogMessage.sessionStarted]: (r, take, ownPid) => {
-    const [pid, cwd, pooled, native] = [agentPid(r, ownPid), take('cwd'), take('pooled'), take('nativeSessionId')];
+  [LogMessage.sessionStarted]: (_r, take) => {
+    const [pid, cwd, pooled, native] = [take('agentPid'), take('cwd'), take('pooled'), take('nativeSessionId')];
     const parts = [pid === undefined ? '' : `, pid ${pid}`, pooled === true ? ', a warm spare' : '', native ? `, native session ${String(native)}` : '', cwd ? ` in ${String(cwd)}` : ''];
     return `session ${String(take('sessionId'))} started: ${String(take('agent'))}${parts.join('')}`;
   },
@@ -126,18 +129,13 @@ const SENTENCES: Record<string, Sentence> = {
     const parts = [`, by the ${String(take('terminatedBy'))}`, typeof code === 'number' ? `, exit code ${code}` : '', message ? `: ${String(message)}` : ''];
     return `session ${String(take('sessionId'))} (${String(take('agent'))}) ended: ${String(take('reason'))}${parts.join('')}`;
   },
-  [LogMessage.agentExited]: (r, take, ownPid) => {
-    const [pid, code, signal, requested] = [agentPid(r, ownPid), take('exitCode'), take('signal'), take('requested')];
+  [LogMessage.agentExited]: (_r, take) => {
+    const [pid, code, signal, requested] = [take('agentPid'), take('exitCode'), take('signal'), take('requested')];
     const how = typeof code === 'number' ? ` with code ${code}` : signal ? ` on ${String(signal)}` : '';
     take('agent');
     return `session ${String(take('sessionId'))}: agent${pid === undefined ? '' : ` pid ${pid}`} exited${how}${requested === true ? ' (asked to stop)' : ''}`;
   },
 };
-
-/** The agent's pid: pino's own `pid` (the daemon's) is what a record without one still has. */
-function agentPid(r: LogRecord, ownPid?: number): number | undefined {
-  return typeof r.pid === 'number' && r.pid !== ownPid ? r.pid : undefined;
-}
 
 /** pino's serialized Error ({type, message, stack}), or undefined for anything else. */
 function errorOf(value: unknown): { message: string; stack?: string } | undefined {

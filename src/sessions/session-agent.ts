@@ -54,7 +54,7 @@ export class SessionAgent {
     const spare = this.spawn(r.nativeSessionId, true);
     this.handle = spare instanceof Promise ? await spare : spare;
     const pooled = !(spare instanceof Promise);
-    this.ctx.logger.info({ cwd: r.cwd, pid: this.handle.pid, nativeSessionId: this.ctx.log.currentNativeSessionId, pooled }, LogMessage.sessionStarted);
+    this.ctx.logger.info({ cwd: r.cwd, agentPid: this.handle.pid, nativeSessionId: this.ctx.log.currentNativeSessionId, pooled }, LogMessage.sessionStarted);
   }
 
   /** Starts the agent; a new session (`mayAdopt`) takes a warm spare instead when one serves it. */
@@ -102,7 +102,7 @@ export class SessionAgent {
     } finally {
       this.resuming = undefined;
     }
-    this.ctx.logger.info({ pid: this.handle.pid, nativeSessionId }, 'agent resumed on its native session');
+    this.ctx.logger.info({ agentPid: this.handle.pid, nativeSessionId }, 'agent resumed on its native session');
     return this.handle;
   }
 
@@ -165,9 +165,9 @@ export class SessionAgent {
 
   private onExit(exit: ProcessExit): void {
     const level = exit.requested || exit.exitCode === 0 ? 'info' : 'warn';
-    // `pid` as in 'session started'. pino writes its own (the daemon's) first in every line, so a
-    // reader keeping the last of two equal keys reads the agent's; a record without one, the daemon's.
-    const pid = this.handle?.pid === undefined ? {} : { pid: this.handle.pid };
+    // `agentPid`, not `pid`: pino writes its own (the daemon's) `pid` in every record, and a JSON
+    // line with the key twice reads differently in different parsers.
+    const pid = this.handle?.pid === undefined ? {} : { agentPid: this.handle.pid };
     this.ctx.logger[level]({ ...pid, exitCode: exit.exitCode, signal: exit.signal, requested: exit.requested }, LogMessage.agentExited);
     this.ctx.apply(this.suspending ? this.ctx.normalizer.agentGone('daemon_stopping') : this.ctx.normalizer.processExited(exit));
     this.handle = undefined;

@@ -80,8 +80,8 @@ describe('session lines', () => {
     const lines = records().filter((r) => r.sessionId === 's1');
     expect(lines.map((r) => r.msg)).toEqual(['session started', 'agent process exited', 'session ended']);
     const [started, exited, ended] = lines;
-    expect(started).toMatchObject({ level: 30, agent: 'mock', pid: expect.any(Number), cwd: expect.any(String) });
-    expect(exited).toMatchObject({ level: 30, agent: 'mock', pid: started!.pid, exitCode: null, signal: 'SIGTERM', requested: true });
+    expect(started).toMatchObject({ level: 30, agent: 'mock', agentPid: expect.any(Number), cwd: expect.any(String) });
+    expect(exited).toMatchObject({ level: 30, agent: 'mock', agentPid: started!.agentPid, exitCode: null, signal: 'SIGTERM', requested: true });
     expect(ended).toMatchObject({ level: 30, agent: 'mock', reason: 'terminated', terminatedBy: 'daemon' });
   });
 

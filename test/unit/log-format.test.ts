@@ -6,13 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { logDestination, prettyLine, prettyStream, type PrettyOptions } from '../../src/log-format.js';
 import { LogMessage } from '../../src/logging.js';
 
-const OWN_PID = process.pid;
 const ESC = '\x1b[';
 
 /** A pino logger at `level` whose lines come out drawn; returns it and the lines without their time. */
 function pretty(options: Partial<PrettyOptions> = {}, level = 'debug') {
   const out: string[] = [];
-  const stream = prettyStream({ write: (text: string) => out.push(text) }, { color: false, stacks: false, ownPid: OWN_PID, ...options });
+  const stream = prettyStream({ write: (text: string) => out.push(text) }, { color: false, stacks: false, ...options });
   const log = pino({ level }, stream);
   return {
     log,
@@ -45,11 +44,11 @@ describe('the pretty format, a line per event', () => {
   it('draws a session started, its agent exiting and the session ended, with the fields of a session logger', () => {
     const { log, lines } = pretty();
     const session = log.child({ sessionId: 's1', agent: 'mock' });
-    session.info({ cwd: '/work', pid: 4242, nativeSessionId: undefined, pooled: false }, LogMessage.sessionStarted);
-    session.info({ pid: 4242, exitCode: null, signal: 'SIGTERM', requested: true }, LogMessage.agentExited);
+    session.info({ cwd: '/work', agentPid: 4242, nativeSessionId: undefined, pooled: false }, LogMessage.sessionStarted);
+    session.info({ agentPid: 4242, exitCode: null, signal: 'SIGTERM', requested: true }, LogMessage.agentExited);
     session.info({ reason: 'terminated', terminatedBy: 'daemon', exitCode: undefined, message: undefined }, LogMessage.sessionEnded);
-    session.info({ cwd: '/w', pid: 7, pooled: true, nativeSessionId: 'n-1' }, LogMessage.sessionStarted);
-    session.warn({ pid: 7, exitCode: 3, signal: null, requested: false }, LogMessage.agentExited);
+    session.info({ cwd: '/w', agentPid: 7, pooled: true, nativeSessionId: 'n-1' }, LogMessage.sessionStarted);
+    session.warn({ agentPid: 7, exitCode: 3, signal: null, requested: false }, LogMessage.agentExited);
     session.warn({ reason: 'error', terminatedBy: 'agent', exitCode: 3, message: 'The agent exited with code 3' }, LogMessage.sessionEnded);
     expect(lines()).toEqual([
       'info  session s1 started: mock, pid 4242 in /work\n',
