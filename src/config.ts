@@ -103,6 +103,7 @@ export const OPTIONS = {
   persist: opt({ flag: 'persist', env: 'PERSIST', schema: z.enum(['on', 'off']).default('on'), help: 'keep sessions and events on disk so they survive a restart (off: memory only)' }),
   fsync: opt({ flag: 'fsync', env: 'FSYNC', schema: z.enum(['normal', 'always']).default('normal'), help: 'normal: a power loss may lose the last commits; always: fsync every commit (slower)' }),
   retentionMs: opt({ flag: 'retention', env: 'RETENTION', schema: duration.default(7 * 24 * 3_600_000), shownDefault: '7d', help: 'drop ended sessions from the store this long after they ended (e.g. 7d, 12h, 30m)' }),
+  deletedRetentionMs: opt({ flag: 'deleted-retention', env: 'DELETED_RETENTION', schema: duration.default(10 * 60_000), shownDefault: '10m', help: "keep a DELETEd session's events readable through the feed (GET /v1/events) this long (0: drop them at once)" }),
   maxStoreMb: opt({ flag: 'max-store-mb', env: 'MAX_STORE_MB', schema: int(1).default(10_240), help: 'keep the store under this size by dropping the oldest ended sessions' }),
   // Warm pool (docs/performance.md): spare agents started ahead of sessions; `agent=n`, validated
   // against the agents here, against what each driver can pool in buildApp.

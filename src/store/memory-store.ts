@@ -1,13 +1,29 @@
 // `--persist off`: the store that keeps nothing. The in-memory window of each EventLog is all there
 // is, so an event is "committed" the moment it is appended (readers see it at once, as before the
-// store existed), a read behind the window is 410, and no session outlives the process.
-import type { CommitListener, EventStore, SessionProgress, SessionRecord, StoredEvent, StoreFailure } from './event-store.js';
+// store existed), a read behind the window is 410, and no session outlives the process. The feed's
+// cursor is a counter here: it starts at 0 with every process, as everything else does.
+import { deletionJson, type CommitListener, type Deletion, type EventStore, type FeedRecord, type SessionProgress, type SessionRecord, type StoredEvent, type StoreFailure } from './event-store.js';
 
 export class MemoryStore implements EventStore {
   readonly durable = false;
   readonly failure: StoreFailure = null;
   readonly pendingEvents = 0;
   private readonly listeners = new Map<string, CommitListener>();
+  private readonly agents = new Map<string, string>();
+  private feedListener: ((records: FeedRecord[]) => void) | undefined;
+  private cursor = 0;
+
+  get feedHead(): number {
+    return this.cursor;
+  }
+
+  onFeed(listener: (records: FeedRecord[]) => void): void {
+    this.feedListener = listener;
+  }
+
+  readFeed(): FeedRecord[] {
+    return [];
+  }
 
   attach(sessionId: string, onCommitted: CommitListener): void {
     this.listeners.set(sessionId, onCommitted);
@@ -25,12 +41,16 @@ export class MemoryStore implements EventStore {
     return [];
   }
 
-  createSession(): void {}
+  createSession(record: SessionRecord): void {
+    this.agents.set(record.id, record.agent);
+  }
 
   updateSession(_id: string, _progress: () => SessionProgress): void {}
 
   appendEvent(sessionId: string, event: StoredEvent): void {
     this.listeners.get(sessionId)?.(event.sequence);
+    const agent = this.agents.get(sessionId) ?? '';
+    this.feedListener?.([{ cursor: ++this.cursor, sessionId, agent, json: event.json, raw: event.raw, deleted: false }]);
   }
 
   flush(): void {}
@@ -39,8 +59,11 @@ export class MemoryStore implements EventStore {
     return [];
   }
 
-  deleteSession(id: string): void {
+  deleteSession(id: string, deletion: Deletion): void {
     this.listeners.delete(id);
+    const agent = this.agents.get(id) ?? '';
+    this.agents.delete(id);
+    this.feedListener?.([{ cursor: ++this.cursor, sessionId: id, agent, json: deletionJson(id, agent, deletion), raw: null, deleted: true }]);
   }
 
   prune(): string[] {
