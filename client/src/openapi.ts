@@ -996,6 +996,8 @@ export interface components {
         FeedEventEntry: {
             /** @description The entry's position in the daemon-wide feed: only grows, never reused, also across restarts (SSE: the frame's `id:`) */
             cursor: number;
+            /** @description The session's agent (most agents' events do not name it) */
+            agent: string;
             event: components["schemas"]["UniversalEvent"];
         };
         FeedDeletionEntry: {

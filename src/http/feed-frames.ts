@@ -18,11 +18,19 @@ export function matches(entry: FeedEntry, filter: FeedFilter): boolean {
 }
 
 const EVENT_KEY = Buffer.from(',"event":');
+
+/** `,"agent":"mock"` before an event, so a follower knows a session's agent from the feed alone. */
+const agentKeys = new Map<string, string>();
+function agentKey(agent: string): string {
+  let key = agentKeys.get(agent);
+  if (key === undefined) agentKeys.set(agent, (key = `,"agent":${JSON.stringify(agent)}`));
+  return key;
+}
 const DELETED_KEY = Buffer.from(',"session_deleted":');
 
 /** The entries (already filtered) as one buffer of SSE frames, as one HTTP chunk when `chunked`. */
 export function sseFrames(entries: FeedEntry[], chunked: boolean): Buffer {
-  const heads = entries.map((e) => Buffer.from(`id: ${e.cursor}\ndata: {"cursor":${e.cursor}`, 'latin1'));
+  const heads = entries.map((e) => Buffer.from(`id: ${e.cursor}\ndata: {"cursor":${e.cursor}${e.deleted ? '' : agentKey(e.agent)}`));
   let body = 0;
   entries.forEach((e, i) => (body += heads[i]!.length + (e.deleted ? DELETED_KEY : EVENT_KEY).length + e.json.length + 3));
   const header = chunked ? `${body.toString(16)}\r\n` : '';
@@ -56,7 +64,7 @@ export function feedPage(feed: FeedLog, after: number, limit: number, filter: Fe
     let stoppedAt: number | undefined;
     for (const e of entries) {
       if (!matches(e, filter)) continue;
-      parts.push(`{"cursor":${e.cursor},${e.deleted ? '"session_deleted"' : '"event"'}:${e.json.toString('utf8')}}`);
+      parts.push(`{"cursor":${e.cursor}${e.deleted ? ',"session_deleted"' : `${agentKey(e.agent)},"event"`}:${e.json.toString('utf8')}}`);
       if (parts.length === limit) {
         stoppedAt = e.cursor;
         break;

@@ -18,7 +18,9 @@ export const SessionDeleted = z
   })
   .openapi('SessionDeleted', { description: 'A session left the session list; a later session.started under the same id is a new session (sequence 1 again)' });
 
-export const FeedEventEntry = z.object({ cursor: FeedCursor, event: UniversalEvent }).openapi('FeedEventEntry');
+export const FeedEventEntry = z
+  .object({ cursor: FeedCursor, agent: z.string().openapi({ description: "The session's agent (most agents' events do not name it)" }), event: UniversalEvent })
+  .openapi('FeedEventEntry');
 export const FeedDeletionEntry = z.object({ cursor: FeedCursor, session_deleted: SessionDeleted }).openapi('FeedDeletionEntry');
 export const FeedEntry = z.union([FeedEventEntry, FeedDeletionEntry]).openapi('FeedEntry', { description: 'One entry of the feed: a session event, or a session deletion' });
 
