@@ -1,6 +1,6 @@
 // createClient(): the entry point. `agents` and `sessions` group the REST calls; a session's own
 // calls (messages, events, turns, replies) live on its Session handle.
-import { followFeed, type FeedOptions } from './feed-stream.js';
+import { feedQuery, followFeed, type FeedOptions, type FeedPageOptions } from './feed-stream.js';
 import { Session } from './session.js';
 import { seg, Transport, type ClientOptions } from './transport.js';
 import type {
@@ -9,6 +9,7 @@ import type {
   CallOptions,
   CreateSessionRequest,
   FeedEntry,
+  FeedResponse,
   HealthResponse,
   InstallAgentRequest,
   ModelsResponse,
@@ -29,6 +30,8 @@ export interface AgentwireClient {
    * resumed across dropped connections and daemon restarts (Last-Event-ID): see FeedOptions.
    */
   events(options?: FeedOptions): AsyncGenerator<FeedEntry, void, undefined>;
+  /** One page of the feed (GET /v1/events): `cursor` is where it ends, `lastCursor` the feed's last entry. */
+  eventsPage(options?: FeedPageOptions): Promise<FeedResponse>;
   agents: {
     list(options?: CallOptions): Promise<AgentInfo[]>;
     install(agent: AgentId, request?: InstallAgentRequest & CallOptions): Promise<void>;
@@ -69,6 +72,7 @@ export function createClient(options: ClientOptions): AgentwireClient {
     baseUrl: transport.baseUrl,
     health: (call) => transport.json('GET', '/v1/health', call),
     events: (feedOptions) => followFeed(transport, feedOptions),
+    eventsPage: ({ signal, timeoutMs, ...page } = {}) => transport.json('GET', '/v1/events', { signal, timeoutMs, query: feedQuery(page) }),
     agents: {
       list: async (call) => (await transport.json<{ agents: AgentInfo[] }>('GET', '/v1/agents', call)).agents,
       install: async (agent, request = {}) => {

@@ -9,7 +9,7 @@ import { AgentwireError } from './errors.js';
 import { DEFAULT_IDLE_TIMEOUT_MS, retryable, type EventsOptions } from './event-stream.js';
 import { sseMessages } from './streams.js';
 import type { Transport } from './transport.js';
-import type { FeedEntry } from './types.js';
+import type { CallOptions, FeedEntry } from './types.js';
 
 export interface FeedOptions extends Omit<EventsOptions, 'untilEnded'> {
   /** Yield entries with cursor > after (an exclusive feed cursor); default 0, the oldest kept. */
@@ -22,17 +22,30 @@ export interface FeedOptions extends Omit<EventsOptions, 'untilEnded'> {
   types?: readonly string[];
 }
 
+/** GET /v1/events: one page of the feed. */
+export interface FeedPageOptions extends CallOptions, Pick<FeedOptions, 'after' | 'sessionId' | 'agent' | 'types' | 'includeRaw'> {
+  /** Entries at most (default 1000). */
+  limit?: number;
+}
+
+/** The feed's query parameters, as both routes take them. */
+export function feedQuery(o: Pick<FeedPageOptions, 'after' | 'limit' | 'sessionId' | 'agent' | 'types' | 'includeRaw'>): Record<string, string | number | boolean | undefined> {
+  return {
+    after: o.after,
+    limit: o.limit,
+    include_raw: o.includeRaw ? true : undefined,
+    session_id: o.sessionId,
+    agent: o.agent,
+    types: o.types?.length ? o.types.join(',') : undefined,
+  };
+}
+
 export async function* followFeed(transport: Transport, options: FeedOptions = {}): AsyncGenerator<FeedEntry, void, undefined> {
   let cursor = options.after ?? 0;
   const maxAttempts = options.reconnect?.maxAttempts ?? RECONNECT_DEFAULTS.maxAttempts;
   const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const timeoutMs = options.timeoutMs ?? transport.timeoutMs;
-  const query = {
-    include_raw: options.includeRaw ? true : undefined,
-    session_id: options.sessionId,
-    agent: options.agent,
-    types: options.types?.length ? options.types.join(',') : undefined,
-  };
+  const query = feedQuery({ ...options, after: undefined }); // the cursor goes as Last-Event-ID
   let failures = 0;
   for (;;) {
     if (options.signal?.aborted) return;

@@ -990,6 +990,8 @@ export interface components {
             /** @description Where this page ends (past entries the filters left out too): pass it as `after` next */
             cursor: number;
             hasMore: boolean;
+            /** @description The feed's last committed cursor when the page was read: a follower that wants only what comes next streams from it */
+            lastCursor: number;
         };
         /** @description One entry of the feed: a session event, or a session deletion */
         FeedEntry: components["schemas"]["FeedEventEntry"] | components["schemas"]["FeedDeletionEntry"];

@@ -72,5 +72,5 @@ export function feedPage(feed: FeedLog, after: number, limit: number, filter: Fe
     }
     cursor = stoppedAt ?? to;
   }
-  return `{"entries":[${parts.join(',')}],"cursor":${cursor},"hasMore":${cursor < feed.lastCursor}}`;
+  return `{"entries":[${parts.join(',')}],"cursor":${cursor},"hasMore":${cursor < feed.lastCursor},"lastCursor":${feed.lastCursor}}`;
 }

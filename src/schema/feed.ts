@@ -29,6 +29,7 @@ export const FeedResponse = z
     entries: z.array(FeedEntry),
     cursor: z.number().int().min(0).openapi({ description: 'Where this page ends (past entries the filters left out too): pass it as `after` next' }),
     hasMore: z.boolean(),
+    lastCursor: z.number().int().min(0).openapi({ description: "The feed's last committed cursor when the page was read: a follower that wants only what comes next streams from it" }),
   })
   .openapi('FeedResponse');
 

@@ -62,7 +62,7 @@ describe('GET /v1/events', () => {
     await runTurn(app, 'b', 'echo two');
     const page = await feed(app);
     expect(page.entries.map((e) => e.cursor)).toEqual(page.entries.map((_, i) => i + 1));
-    expect(page).toMatchObject({ cursor: page.entries.length, hasMore: false });
+    expect(page).toMatchObject({ cursor: page.entries.length, hasMore: false, lastCursor: page.entries.length });
     for (const id of ['a', 'b']) {
       const own = await getEvents(app, id);
       expectNoUnparsed(own);
