@@ -10,6 +10,7 @@
 import http from 'node:http';
 import module from 'node:module';
 import { api, removeDataDirs, rssMb, startDaemon, tempDataDir } from './daemon.js';
+import { feedSection } from './feed.js';
 import { mirrorSection } from './mirror.js';
 import { persistence } from './persist.js';
 import { sessionStart, sharingOnly } from './start.js';
@@ -257,6 +258,7 @@ async function main() {
   // `share`: only the OpenCode shared-server comparison (also part of `start opencode`).
   if (only === 'share') await sharingOnly();
   if (!only || only === 'mirror') await mirrorSection();
+  if (!only || only === 'feed') await feedSection();
   print('bench_seconds', (Date.now() - started) / 1000);
 }
 

@@ -84,6 +84,7 @@ export const OPTIONS = {
   bodyLimitBytes: opt({ flag: 'body-limit', env: 'BODY_LIMIT', schema: int(1024).default(1024 * 1024), help: 'request body size limit in bytes' }),
   maxSubscribersPerSession: opt({ flag: 'max-subscribers', env: 'MAX_SUBSCRIBERS', schema: int(1).default(64), help: 'concurrent event streams per session' }),
   subscriberMaxLag: opt({ flag: 'subscriber-max-lag', env: 'SUBSCRIBER_MAX_LAG', schema: int(1).default(10_000), help: 'events a stream may fall behind before it is closed' }),
+  feedMaxLag: opt({ flag: 'feed-max-lag', env: 'FEED_MAX_LAG', schema: int(1).default(100_000), help: 'entries a reader of the daemon-wide feed (GET /v1/events/sse) may fall behind before it is closed; one reader carries every session' }),
   subscriberLagGraceMs: opt({ flag: 'subscriber-lag-grace-ms', env: 'SUBSCRIBER_LAG_GRACE_MS', schema: int(0).default(1_000), help: 'how long a stream may stay over that lag with a full socket' }),
   sseKeepAliveMs: opt({ flag: 'sse-keepalive-ms', env: 'SSE_KEEPALIVE_MS', schema: int(10).default(15_000), help: 'interval of SSE keep-alive comments' }),
   sseRetryMs: opt({ flag: 'sse-retry-ms', env: 'SSE_RETRY_MS', schema: int(0).default(2_000), help: 'retry: hint sent to EventSource clients' }),

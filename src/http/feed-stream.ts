@@ -3,7 +3,8 @@
 // accepts data and waits for `drain` otherwise, so replay and live delivery are one loop with no
 // seam, and its only backlog is `lastCursor - cursor`. A reader that stays more than maxLag
 // entries behind with a full socket past the grace period is closed with a comment saying where
-// to resume (the lag rule of the session streams, --subscriber-max-lag).
+// to resume: the lag rule of the session streams, with its own bound (--feed-max-lag), since one
+// feed reader carries every session's events.
 import type { ServerResponse } from 'node:http';
 import type { FeedLog } from '../sessions/feed-log.js';
 import { FEED_PAGE } from '../sessions/feed-log.js';

@@ -67,7 +67,7 @@ function openFeedReader(
   metrics.subscriberOpened('sse');
   return new FeedStream(feed, res, {
     after, includeRaw, filter,
-    maxLag: config.subscriberMaxLag, lagGraceMs: config.subscriberLagGraceMs,
+    maxLag: config.feedMaxLag, lagGraceMs: config.subscriberLagGraceMs,
     keepAliveMs: config.sseKeepAliveMs, retryMs: config.sseRetryMs,
     onClose: () => {
       feed.subscribers--;

@@ -94,7 +94,7 @@ describe('GET /v1/events/sse', () => {
   });
 
   it('closes a paused reader that falls behind with where to resume, and the resume is exact', async () => {
-    const { app, port } = await listening({ subscriberMaxLag: 50, subscriberLagGraceMs: 100 });
+    const { app, port } = await listening({ feedMaxLag: 50, subscriberLagGraceMs: 100 });
     await createMock(app, 's1');
     const paused = await feed(port);
     await paused.until(() => paused.lastId === app.sessions.feed.lastCursor, 5000, 'the backlog');
