@@ -136,6 +136,17 @@ describe('GET /v1/events', () => {
     expect(after.entries.map((e) => e.cursor)).toEqual([deleted.cursor, ...fresh.map((e) => e.cursor)]);
   });
 
+  it('a session leaving the list any other way says so too: forgotten after the TTL (--persist off)', async () => {
+    const app = await daemon({ persist: 'off', endedSessionTtlMs: 1 });
+    await createMock(app, 'brief');
+    expect((await app.app.inject({ method: 'POST', url: '/v1/sessions/brief/terminate' })).statusCode).toBe(204);
+    await new Promise((r) => setTimeout(r, 5));
+    app.sessions.sweep();
+    expect((await app.app.inject({ method: 'GET', url: '/v1/sessions' })).json()).toEqual({ sessions: [] });
+    const last = (await feed(app)).entries.at(-1)!;
+    expect(last.session_deleted).toMatchObject({ session_id: 'brief', reason: 'forgotten' });
+  });
+
   it('--deleted-retention 0 drops a deleted session\'s events at once; the feed still says it was deleted', async () => {
     const app = await daemon({ deletedRetentionMs: 0 });
     await createMock(app, 'gone');

@@ -94,6 +94,19 @@ describe('the feed in the stores', () => {
     expect(store.readFeed(6, 10).map(brief)).toEqual(['7:c:1']);
   });
 
+  it('retention dropping a listed session announces it in the feed, after its last event', () => {
+    const store = sqlite(tempDb());
+    store.createSession(record('old'));
+    store.appendEvent('old', ev('old', 1));
+    store.updateSession('old', () => ({ ...record('old'), status: 'ended', endedAt: '2026-01-01T00:00:00.000Z', lastSequence: 1 }));
+    store.flush();
+    expect(store.prune({ endedBefore: '2026-02-01T00:00:00.000Z', deletedBefore: '2000-01-01T00:00:00.000Z', maxBytes: Number.MAX_SAFE_INTEGER })).toEqual(['old']);
+    store.flush();
+    const [mark] = store.readFeed(0, 10).filter((r) => r.deleted);
+    expect(JSON.parse(mark!.json)).toMatchObject({ session_id: 'old', agent: 'mock', last_sequence: 1, reason: 'retention' });
+    expect(mark!.cursor).toBe(2);
+  });
+
   it('a deleted session kept for the feed is moved aside when its id is used again, and both are served', () => {
     let store = sqlite(tempDb());
     store.createSession(record('demo'));
