@@ -6,7 +6,8 @@
 // Every daemon is started with `--persist off` or a fresh temp `--data-dir` (never the user's data
 // dir). The sections before `persist` measure the in-memory daemon, as they always have
 // (BENCH_PERSIST=on runs them on a temp data dir instead); `persist` compares the two. `mirror`
-// also starts a throwaway PostgreSQL server (bench/mirror.js).
+// also starts a throwaway PostgreSQL server (bench/mirror.js); `feed` measures the daemon-wide
+// feed (bench/feed.js).
 import http from 'node:http';
 import module from 'node:module';
 import { api, removeDataDirs, rssMb, startDaemon, tempDataDir } from './daemon.js';
