@@ -1,7 +1,9 @@
 // `--persist off`: the store that keeps nothing. The in-memory window of each EventLog is all there
 // is, so an event is "committed" the moment it is appended (readers see it at once, as before the
 // store existed), a read behind the window is 410, and no session outlives the process. The feed's
-// cursor is a counter here: it starts at 0 with every process, as everything else does.
+// cursor is a counter here: it starts at 0 with every process, as everything else does. Feed
+// entries are handed on once per tick, as the SQLite store's commits are: one call for a flood's
+// stdout read rather than one per event.
 import { deletionJson, type CommitListener, type Deletion, type EventStore, type FeedRecord, type SessionProgress, type SessionRecord, type StoredEvent, type StoreFailure } from './event-store.js';
 
 export class MemoryStore implements EventStore {
@@ -12,6 +14,7 @@ export class MemoryStore implements EventStore {
   private readonly agents = new Map<string, string>();
   private feedListener: ((records: FeedRecord[]) => void) | undefined;
   private cursor = 0;
+  private pendingFeed: FeedRecord[] = [];
 
   get feedHead(): number {
     return this.cursor;
@@ -50,7 +53,7 @@ export class MemoryStore implements EventStore {
   appendEvent(sessionId: string, event: StoredEvent): void {
     this.listeners.get(sessionId)?.(event.sequence);
     const agent = this.agents.get(sessionId) ?? '';
-    this.feedListener?.([{ cursor: ++this.cursor, sessionId, agent, json: event.json, raw: event.raw, deleted: false }]);
+    this.stage({ cursor: ++this.cursor, sessionId, agent, json: event.json, raw: event.raw, deleted: false });
   }
 
   flush(): void {}
@@ -63,8 +66,19 @@ export class MemoryStore implements EventStore {
     this.listeners.delete(id);
     const agent = this.agents.get(id) ?? '';
     this.agents.delete(id);
-    this.feedListener?.([{ cursor: ++this.cursor, sessionId: id, agent, json: deletionJson(id, agent, deletion), raw: null, deleted: true }]);
+    this.stage({ cursor: ++this.cursor, sessionId: id, agent, json: deletionJson(id, agent, deletion), raw: null, deleted: true });
   }
+
+  private stage(record: FeedRecord): void {
+    if (this.pendingFeed.length === 0) process.nextTick(this.deliver);
+    this.pendingFeed.push(record);
+  }
+
+  private readonly deliver = (): void => {
+    const records = this.pendingFeed;
+    this.pendingFeed = [];
+    this.feedListener?.(records);
+  };
 
   prune(): string[] {
     return [];

@@ -48,7 +48,7 @@ const del = (keep: boolean, time = '2026-01-02T00:00:00.000Z') => ({ time, lastS
 const brief = (r: FeedRecord) => `${r.cursor}:${r.sessionId}:${r.deleted ? 'deleted' : JSON.parse(r.json).sequence}`;
 
 describe('the feed in the stores', () => {
-  it('the memory store gives cursors at once, deletions after the last event', () => {
+  it('the memory store gives cursors at once and hands them on once per tick, deletions after the last event', async () => {
     const store = new MemoryStore();
     const seen: FeedRecord[] = [];
     store.onFeed((records) => seen.push(...records));
@@ -56,6 +56,8 @@ describe('the feed in the stores', () => {
     store.appendEvent('a', ev('a', 1));
     store.appendEvent('a', ev('a', 2));
     store.deleteSession('a', del(false));
+    expect(seen).toEqual([]);
+    await new Promise((r) => process.nextTick(r));
     expect(seen.map(brief)).toEqual(['1:a:1', '2:a:2', '3:a:deleted']);
     expect(store.feedHead).toBe(3);
     expect(JSON.parse(seen[2]!.json)).toEqual({ session_id: 'a', agent: 'mock', time: '2026-01-02T00:00:00.000Z', last_sequence: 2, reason: 'deleted' });
