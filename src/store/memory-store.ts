@@ -56,7 +56,10 @@ export class MemoryStore implements EventStore {
     this.stage({ cursor: ++this.cursor, sessionId, agent, json: event.json, raw: event.raw, deleted: false });
   }
 
-  flush(): void {}
+  /** Hands on the feed entries of this tick now (the daemon is stopping: its readers get them before they close). */
+  flush(): void {
+    this.deliver();
+  }
 
   readEvents(): StoredEvent[] {
     return [];
@@ -75,6 +78,7 @@ export class MemoryStore implements EventStore {
   }
 
   private readonly deliver = (): void => {
+    if (this.pendingFeed.length === 0) return;
     const records = this.pendingFeed;
     this.pendingFeed = [];
     this.feedListener?.(records);
