@@ -29,7 +29,10 @@ export function startDaemon(flags, options = {}) {
   // V8's compile cache (Node >= 22.1, bin/agentwire.js): one per bench run under the temp dir, not
   // the user's ~/.cache; the run's first start writes it, the others read it, as a user's would.
   const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENTWIRE_'))), NODE_COMPILE_CACHE: compileCacheDir(), ...options.env };
-  const args = ['server', '--port', '0', '--log-level', 'warn', ...flags].map((a) => `'${a}'`).join(' ');
+  // Loopback only, and the bench's requests carry no token: a daemon makes one by default since
+  // the token became the default (src/daemon-token.ts), which answered every bench request 401.
+  const token = flags.includes('--token') || flags.includes('--token-file') ? [] : ['--no-token'];
+  const args = ['server', '--port', '0', '--log-level', 'warn', ...token, ...flags].map((a) => `'${a}'`).join(' ');
   // ulimit in the shell, then exec: the daemon itself holds the 5,000 reader sockets.
   return startProcess(`ulimit -n 20000; exec "${process.execPath}" ${process.env.BENCH_DAEMON_FLAGS ?? ''} "${BIN}" ${args} --log-level info`, env, options);
 }

@@ -6,10 +6,12 @@
 // Every daemon is started with `--persist off` or a fresh temp `--data-dir` (never the user's data
 // dir). The sections before `persist` measure the in-memory daemon, as they always have
 // (BENCH_PERSIST=on runs them on a temp data dir instead); `persist` compares the two. `mirror`
-// also starts a throwaway PostgreSQL server (bench/mirror.js).
+// also starts a throwaway PostgreSQL server (bench/mirror.js); `feed` measures the daemon-wide
+// feed (bench/feed.js).
 import http from 'node:http';
 import module from 'node:module';
 import { api, removeDataDirs, rssMb, startDaemon, tempDataDir } from './daemon.js';
+import { feedSection } from './feed.js';
 import { mirrorSection } from './mirror.js';
 import { persistence } from './persist.js';
 import { sessionStart, sharingOnly } from './start.js';
@@ -257,6 +259,7 @@ async function main() {
   // `share`: only the OpenCode shared-server comparison (also part of `start opencode`).
   if (only === 'share') await sharingOnly();
   if (!only || only === 'mirror') await mirrorSection();
+  if (!only || only === 'feed') await feedSection();
   print('bench_seconds', (Date.now() - started) / 1000);
 }
 

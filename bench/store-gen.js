@@ -2,8 +2,8 @@
 // a template session (the mock's `flood 992`: session.started + one turn = 1,000 events, with their
 // raw payloads), then its file is copied and filled with clones of that session straight through
 // better-sqlite3, in big transactions with the journal off (the daemon turns WAL back on when it
-// opens the file). Each clone gets its own session id, event ids and sequences; everything else is
-// the bytes the daemon itself wrote, so reads and replays serve real events.
+// opens the file). Each clone gets its own session id, event ids, sequences and feed cursors;
+// everything else is the bytes the daemon itself wrote, so reads and replays serve real events.
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sqliteDatabase } from '../dist/store/sqlite-binding.js';
@@ -59,7 +59,7 @@ export function generateStore(templateDir, dir, { sessions = 1000, running = 10 
   const db = open(dir);
   db.exec('DELETE FROM events; DELETE FROM sessions;');
   const insertSession = sessionInserter(db);
-  const insertEvent = db.prepare('INSERT INTO events (session_id, sequence, json, raw) VALUES (?, ?, ?, ?)');
+  const insertEvent = eventInserter(db);
   const start = Date.now() - sessions * 60_000;
   let written = 0;
   const fill = db.transaction((from, to) => {
@@ -98,7 +98,7 @@ export function generateStore(templateDir, dir, { sessions = 1000, running = 10 
 export function addBigSession(templateDir, dir, id, events) {
   const { row, parts } = readTemplate(templateDir);
   const db = open(dir);
-  const insertEvent = db.prepare('INSERT INTO events (session_id, sequence, json, raw) VALUES (?, ?, ?, ?)');
+  const insertEvent = eventInserter(db);
   let bytes = 0;
   const fill = db.transaction((from, to) => {
     for (let seq = from; seq <= to; seq++) {
@@ -125,7 +125,19 @@ function open(dir) {
   return db;
 }
 
+/**
+ * Inserts events with the next feed cursors (docs/feed.md), as the daemon gives them: after the
+ * last one the file records, which close() moves on.
+ */
+function eventInserter(db) {
+  const insert = db.prepare('INSERT INTO events (session_id, sequence, cursor, json, raw) VALUES (?, ?, ?, ?, ?)');
+  let cursor = db.prepare('SELECT last FROM feed_head').pluck().get();
+  db.cursorAdvanced = () => cursor;
+  return { run: (id, sequence, json, raw) => insert.run(id, sequence, ++cursor, json, raw) };
+}
+
 function close(db) {
+  if (db.cursorAdvanced) db.prepare('UPDATE feed_head SET last = ?').run(db.cursorAdvanced());
   db.pragma('journal_mode = WAL'); // as the daemon keeps it
   db.close();
 }

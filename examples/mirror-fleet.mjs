@@ -24,7 +24,7 @@ const m = await mirror({ connectionString, daemons, log: (entry) => console.log(
 console.log(`mirroring ${daemons.map((d) => d.id).join(', ')}; Ctrl-C stops`);
 const timer = setInterval(() => {
   const { eventsWritten, daemons: each } = m.stats();
-  console.log(`${eventsWritten} events written; ${each.map((d) => `${d.id}: ${d.up ? 'up' : 'down'}, ${d.sessions} sessions, ${d.lagEvents} behind`).join('; ')}`);
+  console.log(`${eventsWritten} events written; ${each.map((d) => `${d.id}: ${d.up ? 'up' : 'down'}, ${d.sessions} sessions, cursor ${d.cursor}`).join('; ')}`);
 }, 2000);
 
 process.once('SIGINT', async () => {

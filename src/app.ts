@@ -147,6 +147,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     logger: app.log,
     store,
     retentionMs: config.retentionMs,
+    deletedRetentionMs: config.deletedRetentionMs,
     maxStoreBytes: config.maxStoreMb * 1024 * 1024,
     onEvent: metrics.events.observe,
     warm,

@@ -84,6 +84,7 @@ export const OPTIONS = {
   bodyLimitBytes: opt({ flag: 'body-limit', env: 'BODY_LIMIT', schema: int(1024).default(1024 * 1024), help: 'request body size limit in bytes' }),
   maxSubscribersPerSession: opt({ flag: 'max-subscribers', env: 'MAX_SUBSCRIBERS', schema: int(1).default(64), help: 'concurrent event streams per session' }),
   subscriberMaxLag: opt({ flag: 'subscriber-max-lag', env: 'SUBSCRIBER_MAX_LAG', schema: int(1).default(10_000), help: 'events a stream may fall behind before it is closed' }),
+  feedMaxLag: opt({ flag: 'feed-max-lag', env: 'FEED_MAX_LAG', schema: int(1).default(100_000), help: 'entries a reader of the daemon-wide feed (GET /v1/events/sse) may fall behind before it is closed; one reader carries every session' }),
   subscriberLagGraceMs: opt({ flag: 'subscriber-lag-grace-ms', env: 'SUBSCRIBER_LAG_GRACE_MS', schema: int(0).default(1_000), help: 'how long a stream may stay over that lag with a full socket' }),
   sseKeepAliveMs: opt({ flag: 'sse-keepalive-ms', env: 'SSE_KEEPALIVE_MS', schema: int(10).default(15_000), help: 'interval of SSE keep-alive comments' }),
   sseRetryMs: opt({ flag: 'sse-retry-ms', env: 'SSE_RETRY_MS', schema: int(0).default(2_000), help: 'retry: hint sent to EventSource clients' }),
@@ -103,6 +104,7 @@ export const OPTIONS = {
   persist: opt({ flag: 'persist', env: 'PERSIST', schema: z.enum(['on', 'off']).default('on'), help: 'keep sessions and events on disk so they survive a restart (off: memory only)' }),
   fsync: opt({ flag: 'fsync', env: 'FSYNC', schema: z.enum(['normal', 'always']).default('normal'), help: 'normal: a power loss may lose the last commits; always: fsync every commit (slower)' }),
   retentionMs: opt({ flag: 'retention', env: 'RETENTION', schema: duration.default(7 * 24 * 3_600_000), shownDefault: '7d', help: 'drop ended sessions from the store this long after they ended (e.g. 7d, 12h, 30m)' }),
+  deletedRetentionMs: opt({ flag: 'deleted-retention', env: 'DELETED_RETENTION', schema: duration.default(10 * 60_000), shownDefault: '10m', help: "keep a DELETEd session's events readable through the feed (GET /v1/events) this long (0: drop them at once)" }),
   maxStoreMb: opt({ flag: 'max-store-mb', env: 'MAX_STORE_MB', schema: int(1).default(10_240), help: 'keep the store under this size by dropping the oldest ended sessions' }),
   // Warm pool (docs/performance.md): spare agents started ahead of sessions; `agent=n`, validated
   // against the agents here, against what each driver can pool in buildApp.

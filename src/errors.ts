@@ -93,3 +93,22 @@ export function offsetAhead(sessionId: string, after: number, last: number): Api
     { sessionId, offset: after, lastSequence: last },
   );
 }
+
+/** A feed cursor older than the feed still holds: only with --persist off, whose feed is its window (docs/feed.md). */
+export function feedEvicted(after: number, oldest: number): ApiError {
+  return new ApiError(
+    'events_evicted',
+    `Feed entries after cursor ${after} are no longer held (the store keeps nothing with --persist off); the oldest still held is ${oldest}. ` +
+      `Resume from cursor ${oldest - 1} and treat ${after + 1}..${oldest - 1} as lost.`,
+    { offset: after, oldestAvailable: oldest },
+  );
+}
+
+/** A feed cursor past the last entry: it belongs to another daemon's feed (or one with --persist off that restarted). */
+export function feedAhead(after: number, last: number): ApiError {
+  return new ApiError(
+    'offset_ahead',
+    `Cursor ${after} is past the feed's last entry (${last}); it belongs to another daemon's feed (or to a daemon with --persist off that restarted). Start again from cursor 0.`,
+    { offset: after, lastCursor: last },
+  );
+}

@@ -1,5 +1,6 @@
 // createClient(): the entry point. `agents` and `sessions` group the REST calls; a session's own
 // calls (messages, events, turns, replies) live on its Session handle.
+import { feedQuery, followFeed, type FeedOptions, type FeedPageOptions } from './feed-stream.js';
 import { Session } from './session.js';
 import { seg, Transport, type ClientOptions } from './transport.js';
 import type {
@@ -7,6 +8,8 @@ import type {
   AgentInfo,
   CallOptions,
   CreateSessionRequest,
+  FeedEntry,
+  FeedResponse,
   HealthResponse,
   InstallAgentRequest,
   ModelsResponse,
@@ -22,6 +25,13 @@ export const INSTALL_TIMEOUT_MS = 600_000;
 export interface AgentwireClient {
   readonly baseUrl: string;
   health(options?: CallOptions): Promise<HealthResponse>;
+  /**
+   * The daemon-wide feed: every session's events and deletions in commit order, from a cursor,
+   * resumed across dropped connections and daemon restarts (Last-Event-ID): see FeedOptions.
+   */
+  events(options?: FeedOptions): AsyncGenerator<FeedEntry, void, undefined>;
+  /** One page of the feed (GET /v1/events): `cursor` is where it ends, `lastCursor` the feed's last entry. */
+  eventsPage(options?: FeedPageOptions): Promise<FeedResponse>;
   agents: {
     list(options?: CallOptions): Promise<AgentInfo[]>;
     install(agent: AgentId, request?: InstallAgentRequest & CallOptions): Promise<void>;
@@ -61,6 +71,8 @@ export function createClient(options: ClientOptions): AgentwireClient {
   return {
     baseUrl: transport.baseUrl,
     health: (call) => transport.json('GET', '/v1/health', call),
+    events: (feedOptions) => followFeed(transport, feedOptions),
+    eventsPage: ({ signal, timeoutMs, ...page } = {}) => transport.json('GET', '/v1/events', { signal, timeoutMs, query: feedQuery(page) }),
     agents: {
       list: async (call) => (await transport.json<{ agents: AgentInfo[] }>('GET', '/v1/agents', call)).agents,
       install: async (agent, request = {}) => {

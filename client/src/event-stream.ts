@@ -41,7 +41,7 @@ export interface ReconnectInfo {
 export const DEFAULT_IDLE_TIMEOUT_MS = 45_000;
 
 /** Statuses worth another connection: the daemon is restarting, overloaded or briefly unreachable. */
-function retryable(error: AgentwireError): boolean {
+export function retryable(error: AgentwireError): boolean {
   if (error.status === undefined) return error.code === 'network_error' || error.code === 'timeout' || error.code === 'stream_closed';
   return error.status === 408 || error.status === 429 || error.status >= 500;
 }

@@ -4,6 +4,7 @@ export { Session } from './session.js';
 export { AgentwireError, type ClientErrorCode, type ErrorCode } from './errors.js';
 export { DEFAULT_TIMEOUT_MS, type ClientOptions, type FetchLike } from './transport.js';
 export { DEFAULT_IDLE_TIMEOUT_MS, type EventsOptions, type ReconnectInfo } from './event-stream.js';
+export { type FeedOptions, type FeedPageOptions } from './feed-stream.js';
 export { RECONNECT_DEFAULTS, type ReconnectOptions } from './backoff.js';
 export { finalText, type TurnOptions, type TurnResult } from './turn.js';
 export type * from './types.js';

@@ -200,6 +200,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Poll every session's entries after a feed cursor */
+        get: operations["getFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/sse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Replay every session's entries after the cursor, then stream live */
+        get: operations["streamFeedSse"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/permissions/{permission_id}/reply": {
         parameters: {
             query?: never;
@@ -950,6 +984,42 @@ export interface components {
         EventsResponse: {
             events: components["schemas"]["UniversalEvent"][];
             hasMore: boolean;
+        };
+        FeedResponse: {
+            entries: components["schemas"]["FeedEntry"][];
+            /** @description Where this page ends (past entries the filters left out too): pass it as `after` next */
+            cursor: number;
+            hasMore: boolean;
+            /** @description The feed's last committed cursor when the page was read: a follower that wants only what comes next streams from it */
+            lastCursor: number;
+        };
+        /** @description One entry of the feed: a session event, or a session deletion */
+        FeedEntry: components["schemas"]["FeedEventEntry"] | components["schemas"]["FeedDeletionEntry"];
+        FeedEventEntry: {
+            /** @description The entry's position in the daemon-wide feed: only grows, never reused, also across restarts (SSE: the frame's `id:`) */
+            cursor: number;
+            /** @description The session's agent (most agents' events do not name it) */
+            agent: string;
+            event: components["schemas"]["UniversalEvent"];
+        };
+        FeedDeletionEntry: {
+            /** @description The entry's position in the daemon-wide feed: only grows, never reused, also across restarts (SSE: the frame's `id:`) */
+            cursor: number;
+            session_deleted: components["schemas"]["SessionDeleted"];
+        };
+        /** @description A session left the session list; a later session.started under the same id is a new session (sequence 1 again) */
+        SessionDeleted: {
+            session_id: string;
+            agent: string;
+            /** @description When the session left the list (RFC 3339, UTC) */
+            time: string;
+            /** @description The sequence of the session's last event: every entry of it came before this one */
+            last_sequence: number;
+            /**
+             * @description `deleted`: DELETE /v1/sessions/{id}; `forgotten`: an ended session forgotten to make room or after --ended-session-ttl-ms (--persist off), or a create that failed; `retention`: dropped by --retention or --max-store-mb
+             * @enum {string}
+             */
+            reason: "deleted" | "forgotten" | "retention";
         };
         PermissionReplyRequest: {
             /** @enum {string} */
@@ -2465,6 +2535,212 @@ export interface operations {
             };
             /** @description `session_not_found`: Session not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `events_evicted`: Events no longer available */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `host_not_allowed`: Host not allowed */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_subscribers`: Subscriber limit reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `shutting_down`: Daemon is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getFeed: {
+        parameters: {
+            query?: {
+                /** @description Exclusive feed cursor (default 0: from the oldest entry kept) */
+                after?: number;
+                /** @description Only this session's entries (alias: sessionId) */
+                session_id?: string;
+                /** @description Only sessions of this agent */
+                agent?: string;
+                /** @description Only these entry types, comma-separated: event types (`session.started`, `turn.ended` …) and `session.deleted` */
+                types?: string;
+                /** @description Fill `raw` with the native payload (alias: includeRaw) */
+                include_raw?: boolean;
+                /** @description Entries at most; default 1000 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of feed entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedResponse"];
+                };
+            };
+            /** @description `offset_ahead`: Cursor is past the last event; `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="agentwire"`, with `error="invalid_token"` when a token was sent but is wrong (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `events_evicted`: Events no longer available */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `host_not_allowed`: Host not allowed */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `shutting_down`: Daemon is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    streamFeedSse: {
+        parameters: {
+            query?: {
+                /** @description Exclusive feed cursor (default 0: from the oldest entry kept) */
+                after?: number;
+                /** @description Only this session's entries (alias: sessionId) */
+                session_id?: string;
+                /** @description Only sessions of this agent */
+                agent?: string;
+                /** @description Only these entry types, comma-separated: event types (`session.started`, `turn.ended` …) and `session.deleted` */
+                types?: string;
+                /** @description Fill `raw` with the native payload (alias: includeRaw) */
+                include_raw?: boolean;
+            };
+            header?: {
+                /** @description Resume cursor (what a reconnecting EventSource sends); wins over after */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries after the cursor, then live ones. `text/event-stream`: `retry:` once, then one frame per entry with `id: <cursor>` and a single `data:` line holding one FeedEntry as JSON (no `event:` line); a `: keep-alive` comment every 15 s. The schema is the type of one frame's `data`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["FeedEntry"];
+                };
+            };
+            /** @description `offset_ahead`: Cursor is past the last event; `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="agentwire"`, with `error="invalid_token"` when a token was sent but is wrong (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -24,6 +24,12 @@ export type SessionStatus = Schemas['SessionStatus'];
 export type MessageRequest = Schemas['MessageRequest'];
 export type Attachment = Schemas['Attachment'];
 export type EventsResponse = Schemas['EventsResponse'];
+/** One entry of the daemon-wide feed: `{cursor, event}` or `{cursor, session_deleted}`. */
+export type FeedEntry = Schemas['FeedEntry'];
+export type FeedEventEntry = Schemas['FeedEventEntry'];
+export type FeedDeletionEntry = Schemas['FeedDeletionEntry'];
+export type SessionDeleted = Schemas['SessionDeleted'];
+export type FeedResponse = Schemas['FeedResponse'];
 
 export type AgentId = Schemas['AgentId'];
 export type AgentInfo = Schemas['AgentInfo'];

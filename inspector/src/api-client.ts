@@ -17,6 +17,8 @@ export function createApi(token: string | undefined): Api {
     models: (agent) => client.agents.models(agent as AgentId),
     modes: (agent) => client.agents.modes(agent as AgentId),
     sessions: () => client.sessions.list(),
+    feedHead: async () => (await client.eventsPage({ limit: 1 })).lastCursor,
+    feed: (after, { types, signal }) => client.events({ after, types, signal }),
     create: async (body) => (await client.sessions.create(body)).id,
     info: (id) => session(id).info(),
     // The page keeps following after session.ended (a terminate from elsewhere, a delete), and a
@@ -32,3 +34,4 @@ export function createApi(token: string | undefined): Api {
     remove: (id) => client.sessions.delete(id),
   };
 }
+

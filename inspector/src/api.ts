@@ -1,7 +1,7 @@
 // The page's one way to the daemon: agentwire-client, behind the few calls the page makes. The
 // client gets the page's recording fetch (requests.ts), so every request can be shown and copied
 // as curl, and a dropped event stream is visible the moment it drops.
-import type { AgentInfo, CreateSessionRequest, ModelsResponse, ModesResponse, PermissionReply, SessionInfo, UniversalEvent } from './types.js';
+import type { AgentInfo, CreateSessionRequest, FeedEntry, ModelsResponse, ModesResponse, PermissionReply, SessionInfo, UniversalEvent } from './types.js';
 import type { RequestLog } from './requests.js';
 
 export interface Health {
@@ -18,6 +18,10 @@ export interface Api {
   models(agent: string): Promise<ModelsResponse>;
   modes(agent: string): Promise<ModesResponse>;
   sessions(): Promise<SessionInfo[]>;
+  /** The daemon-wide feed's last cursor now (GET /v1/events?limit=1). */
+  feedHead(): Promise<number>;
+  /** The daemon-wide feed after `after`, only these entry types, live and resumed by itself. */
+  feed(after: number, options: { types: readonly string[]; signal: AbortSignal }): AsyncIterable<FeedEntry>;
   /** Creates a session; its id. */
   create(body: CreateSessionRequest): Promise<string>;
   info(id: string): Promise<SessionInfo>;

@@ -22,11 +22,14 @@ export type StreamState =
 
 type Listener = () => void;
 
+/** The key of the daemon-wide feed's stream in `streams` (session ids never contain '*'). */
+export const FEED_STREAM = '*';
+
 const KEEP = 200;
 
 export class RequestLog {
   readonly requests: RecordedRequest[] = [];
-  /** The state of the last event stream opened per session id. */
+  /** The state of the last event stream opened per session id (the daemon-wide feed: FEED_STREAM). */
   readonly streams = new Map<string, StreamState>();
   private listeners = new Set<Listener>();
   private next = 1;
@@ -55,8 +58,8 @@ export class RequestLog {
     if (init?.body !== undefined && init.body !== null) entry.body = typeof init.body === 'string' ? init.body : '[binary body]';
     this.requests.push(entry);
     if (this.requests.length > KEEP) this.requests.splice(0, this.requests.length - KEEP);
-    const stream = /\/v1\/sessions\/([^/]+)\/events\/sse$/.exec(new URL(request.url).pathname);
-    const sessionId = stream ? decodeURIComponent(stream[1]!) : undefined;
+    const stream = /^\/v1\/(?:sessions\/([^/]+)\/)?events\/sse$/.exec(new URL(request.url).pathname);
+    const sessionId = stream ? (stream[1] === undefined ? FEED_STREAM : decodeURIComponent(stream[1])) : undefined;
     const resumeFrom = Number(request.headers.get('last-event-id') ?? NaN);
     if (sessionId && !(this.streams.get(sessionId)?.state === 'lost')) this.streams.set(sessionId, { state: 'connecting' });
     this.changed();

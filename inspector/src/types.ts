@@ -12,6 +12,7 @@ export type {
   ModesResponse,
   CreateSessionRequest,
   PermissionReply,
+  FeedEntry,
 } from 'agentwire-client';
 export type PermissionEventData = PermissionRequest;
 export type QuestionEventData = QuestionRequest;

@@ -94,7 +94,7 @@ export function openSubscriber(
   });
 }
 
-function lastEventId(header: string | string[] | undefined): number | undefined {
+export function lastEventId(header: string | string[] | undefined): number | undefined {
   const value = Array.isArray(header) ? header[0] : header;
   if (value === undefined || value.trim() === '') return undefined;
   if (!/^\d{1,15}$/.test(value.trim())) {

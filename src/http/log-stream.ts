@@ -193,7 +193,7 @@ function rangeFrame(log: EventLog, after: number, to: number, options: LogStream
 const keepAliveGroups = new Map<number, { streams: Set<StreamOutput>; timer: NodeJS.Timeout }>();
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 
-function keepAlive(intervalMs: number, out: StreamOutput): () => void {
+export function keepAlive(intervalMs: number, out: StreamOutput): () => void {
   let group = keepAliveGroups.get(intervalMs);
   if (!group) {
     const streams = new Set<StreamOutput>();

@@ -20,7 +20,7 @@ import { noBody, parse } from './validate.js';
 export const TAGS = [
   { name: 'agents', description: 'The agent CLIs this daemon can run: discovery, install, models and modes' },
   { name: 'daemon', description: 'Health, metrics and this document' },
-  { name: 'events', description: "Reading a session's event log: poll, or stream it with SSE" },
+  { name: 'events', description: "Reading a session's event log, or every session's through the daemon-wide feed: poll, or stream with SSE" },
   { name: 'hitl', description: 'Answering the permission requests and questions an agent asks' },
   { name: 'sessions', description: 'Creating, messaging, stopping and forgetting sessions' },
 ] as const;

@@ -4,10 +4,11 @@
 // (inspector.ts).
 import { agentRoutes } from './agents.js';
 import { eventRoutes } from './events.js';
+import { feedRoutes } from './feed.js';
 import { daemonRoutes } from './health.js';
 import { hitlRoutes } from './hitl.js';
 import { metricsRoutes } from './metrics.js';
 import type { Route } from './route.js';
 import { sessionRoutes } from './sessions.js';
 
-export const ROUTES: readonly Route[] = [...daemonRoutes, ...metricsRoutes, ...sessionRoutes, ...eventRoutes, ...hitlRoutes, ...agentRoutes];
+export const ROUTES: readonly Route[] = [...daemonRoutes, ...metricsRoutes, ...sessionRoutes, ...eventRoutes, ...feedRoutes, ...hitlRoutes, ...agentRoutes];

@@ -4,6 +4,7 @@
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { HealthResponse } from './api.js';
 import { UniversalEvent } from './events.js';
+import { FeedEntry } from './feed.js';
 import { z } from './zod.js';
 
 export const json = <T extends z.ZodType>(schema: T, description: string): ResponseConfig => ({
@@ -20,6 +21,11 @@ const NDJSON_LINES = '`application/x-ndjson` (with `Accept: application/x-ndjson
 export const sseStream = (what: string): ResponseConfig => ({
   description: `${what} ${SSE_FRAMES}`,
   content: { 'text/event-stream': { schema: UniversalEvent } },
+});
+/** GET /v1/events/sse: the daemon-wide feed. */
+export const feedSseStream = (what: string): ResponseConfig => ({
+  description: `${what} \`text/event-stream\`: \`retry:\` once, then one frame per entry with \`id: <cursor>\` and a single \`data:\` line holding one FeedEntry as JSON (no \`event:\` line); a \`: keep-alive\` comment every 15 s. The schema is the type of one frame's \`data\`.`,
+  content: { 'text/event-stream': { schema: FeedEntry } },
 });
 /** POST …/messages/stream: SSE, or NDJSON when the client asks for it. */
 export const sseOrNdjsonStream = (what: string): ResponseConfig => ({

@@ -108,6 +108,17 @@ export class EventBuffer {
     return at + 1;
   }
 
+  /** The i-th held event's JSON as bytes: a view of its segment (no copy) unless raw is spliced in. */
+  bytes(i: number, withRaw: boolean): Buffer {
+    const slot = (this.head + i) & (this.capacity - 1);
+    const segment = this.segments[this.segmentOf[slot]! - this.segmentBase]!;
+    const offset = this.offsetOf[slot]!;
+    if (!withRaw || this.rawLength[slot] === NO_RAW) return segment.subarray(offset, offset + this.jsonLength[slot]!);
+    const out = Buffer.allocUnsafe(this.size(i, true));
+    this.copy(i, true, out, 0);
+    return out;
+  }
+
   /** A segment with `bytes` free at `used`: the current one, else a new, larger one. */
   private room(bytes: number): { segment: Buffer; id: number } {
     let segment = this.segments.at(-1);

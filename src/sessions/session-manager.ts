@@ -12,8 +12,9 @@ import { ApiError, sessionNotFound } from '../errors.js';
 import type { CreateSessionRequest, SessionInfo } from '../schema/api.js';
 import type { Clock, IdGenerator } from '../util/deps.js';
 import type { FastifyBaseLogger } from 'fastify';
-import type { EventStore } from '../store/event-store.js';
+import type { DeletionReason, EventStore } from '../store/event-store.js';
 import type { EventLogLimits } from './event-log.js';
+import { FeedLog } from './feed-log.js';
 import type { HitlSettings } from './hitl-policy.js';
 import { resolveCwd } from './session-paths.js';
 import { Session, type ResolvedCreateRequest, type SessionDeps } from './session.js';
@@ -37,6 +38,8 @@ export interface SessionManagerOptions {
   store: EventStore;
   /** Ended sessions are dropped from a durable store this long after they ended. */
   retentionMs: number;
+  /** A deleted session's events stay readable through the feed this long (0: dropped at once). */
+  deletedRetentionMs: number;
   /** A durable store is kept under this size by dropping the oldest ended sessions. */
   maxStoreBytes: number;
   /** Passed to every session (SessionDeps.onEvent). */
@@ -50,6 +53,8 @@ export interface SessionManagerOptions {
 
 export class SessionManager {
   private readonly sessions = new Map<string, Session>();
+  /** Every session's entries in commit order (GET /v1/events). */
+  readonly feed: FeedLog;
   /** The --max-sessions bound: reserved ids, claimed ended sessions. */
   private readonly room: SessionRoom;
   /** Agents being started: shutdown waits for them so it can end them too. */
@@ -61,6 +66,7 @@ export class SessionManager {
   private readonly deps: SessionDeps;
 
   constructor(private readonly options: SessionManagerOptions) {
+    this.feed = new FeedLog(options.store, options.limits);
     this.room = new SessionRoom(this.sessions, options);
     const warm = options.warm ?? {};
     this.pool = Object.values(warm).some((n) => (n ?? 0) > 0)
@@ -73,7 +79,7 @@ export class SessionManager {
         })
       : undefined;
     this.deps = { ...options, ...(this.pool ? { spares: this.pool } : {}) };
-    this.upkeep = new SessionUpkeep(this.sessions, this.room.claimed, options);
+    this.upkeep = new SessionUpkeep(this.sessions, this.room.claimed, { ...options, forget: (session) => this.removeFromStore(session, 'forgotten') });
   }
 
   get durable(): boolean {
@@ -132,7 +138,7 @@ export class SessionManager {
       try {
         await starting;
       } catch (err) {
-        this.options.store.deleteSession(id); // a create that failed leaves nothing behind
+        this.removeFromStore(session, 'forgotten'); // a create that failed leaves nothing listed
         session.log.close();
         throw err;
       } finally {
@@ -183,15 +189,27 @@ export class SessionManager {
   async delete(id: string): Promise<void> {
     const session = this.get(id);
     await session.terminate();
-    this.forget(id);
+    this.forget(id, 'deleted');
   }
 
   /** Removes a session from memory and from the store; its open streams end. */
-  private forget(id: string): void {
+  private forget(id: string, reason: DeletionReason = 'forgotten'): void {
     const session = this.sessions.get(id);
+    if (!session) return;
     this.sessions.delete(id);
-    this.options.store.deleteSession(id);
-    session?.log.close(); // ends its open streams: nothing more will ever be appended
+    this.removeFromStore(session, reason);
+    session.log.close(); // ends its open streams: nothing more will ever be appended
+  }
+
+  /** The session leaves the list; the feed says so after its last event, and keeps its events for the deleted-retention. */
+  private removeFromStore(session: Session, reason: DeletionReason): void {
+    const { store, clock, deletedRetentionMs } = this.options;
+    store.deleteSession(session.id, {
+      time: clock.now().toISOString(),
+      lastSequence: session.log.lastAppended,
+      reason,
+      keep: store.durable && deletedRetentionMs > 0,
+    });
   }
 
   /**
@@ -207,5 +225,6 @@ export class SessionManager {
     this.options.store.flush();
     // Streams end only after the last events reached them, so clients see why.
     for (const s of this.sessions.values()) s.log.close();
+    this.feed.close();
   }
 }

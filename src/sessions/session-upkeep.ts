@@ -5,7 +5,10 @@ import type { StoreFailure } from '../store/event-store.js';
 import type { Session } from './session.js';
 import type { SessionManagerOptions } from './session-manager.js';
 
-export type SessionUpkeepOptions = Pick<SessionManagerOptions, 'clock' | 'endedSessionTtlMs' | 'retentionMs' | 'maxStoreBytes' | 'store' | 'limits' | 'logger'>;
+export type SessionUpkeepOptions = Pick<SessionManagerOptions, 'clock' | 'endedSessionTtlMs' | 'retentionMs' | 'deletedRetentionMs' | 'maxStoreBytes' | 'store' | 'limits' | 'logger'> & {
+  /** A session swept out of memory (memory store) leaves the list: the feed must hear it. */
+  forget(session: Session): void;
+};
 
 export class SessionUpkeep {
   private readonly sweeper: NodeJS.Timeout | undefined;
@@ -46,6 +49,7 @@ export class SessionUpkeep {
           continue;
         }
         this.sessions.delete(id);
+        this.options.forget(s);
         s.log.close();
       }
     }
@@ -54,9 +58,11 @@ export class SessionUpkeep {
   /** Retention: drops ended sessions past --retention, then the oldest ended while over --max-store-mb. */
   prune(): void {
     if (!this.durable) return;
-    const endedBefore = new Date(this.options.clock.now().getTime() - this.options.retentionMs).toISOString();
+    const now = this.options.clock.now().getTime();
+    const endedBefore = new Date(now - this.options.retentionMs).toISOString();
+    const deletedBefore = new Date(now - this.options.deletedRetentionMs).toISOString();
     try {
-      for (const id of this.options.store.prune({ endedBefore, maxBytes: this.options.maxStoreBytes })) {
+      for (const id of this.options.store.prune({ endedBefore, deletedBefore, maxBytes: this.options.maxStoreBytes })) {
         const session = this.sessions.get(id);
         if (session && !this.claimed.has(id)) {
           this.sessions.delete(id);

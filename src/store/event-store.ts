@@ -52,6 +52,35 @@ export interface StoredEvent {
 /** Why the store could not take writes (a full disk, a read-only data dir …); null when healthy. */
 export type StoreFailure = { code: string; message: string; since: string } | null;
 
+/**
+ * One committed entry of the daemon-wide feed (docs/feed.md): an event of a session, or a session's
+ * deletion. `cursor` is the store's position, given when the entry is staged and committed with
+ * it: it only grows, is never given twice (the SQLite store keeps its high-water mark in the same
+ * transaction as the rows), and is no part of the event (rule: One stamp).
+ */
+export interface FeedRecord {
+  cursor: number;
+  /** The session's id as clients know it (the events' `session_id`). */
+  sessionId: string;
+  agent: string;
+  /** An event's JSON as stored (with `"raw":null`), or a deletion's data as JSON. */
+  json: string;
+  raw: string | null;
+  deleted: boolean;
+}
+
+/** Why a session left the list, as its feed deletion entry says. */
+export type DeletionReason = 'deleted' | 'forgotten' | 'retention';
+
+/** What a session's deletion entry records (docs/feed.md). */
+export interface Deletion {
+  time: string;
+  lastSequence: number;
+  reason: DeletionReason;
+  /** Keep its events readable through the feed until the deleted-retention passes (else dropped now). */
+  keep: boolean;
+}
+
 /** Told that a session's events up to `sequence` are committed and may be shown to readers. */
 export type CommitListener = (sequence: number) => void;
 
@@ -62,6 +91,12 @@ export interface EventStore {
   readonly failure: StoreFailure;
   /** Events staged but not yet committed (bounded by the caller while the store is failing). */
   readonly pendingEvents: number;
+  /** The last feed cursor committed (0: none yet); a new daemon on the same store continues after it. */
+  readonly feedHead: number;
+  /** Told of every committed feed entry, in cursor order, once per commit. One listener (the FeedLog). */
+  onFeed(listener: (records: FeedRecord[]) => void): void;
+  /** Committed feed entries with cursor > after, oldest first, at most `limit` (keyset); [] in memory. */
+  readFeed(after: number, limit: number): FeedRecord[];
   /** Where a session's commits are reported (its EventLog); one per session. */
   attach(sessionId: string, onCommitted: CommitListener): void;
   detach(sessionId: string): void;
@@ -80,11 +115,23 @@ export interface EventStore {
   flush(): void;
   /** Committed events of a session with sequence > after, oldest first, at most `limit` (keyset). */
   readEvents(sessionId: string, after: number, limit: number): StoredEvent[];
-  /** Removes a session and its events (DELETE, retention). */
-  deleteSession(id: string): void;
-  /** Drops ended sessions older than the retention and, over `maxBytes`, the oldest ended ones. Returns their ids. */
-  prune(options: { endedBefore: string; maxBytes: number }): string[];
+  /**
+   * Removes a session from the list (DELETE, a failed create, a forgotten session): its deletion
+   * entry goes into the feed after its last event; its events are dropped now, or with
+   * `deletion.keep` kept for the feed until prune's `deletedBefore` passes.
+   */
+  deleteSession(id: string, deletion: Deletion): void;
+  /**
+   * Drops ended sessions older than the retention, deleted ones older than the deleted-retention
+   * and, over `maxBytes`, the oldest ended ones. Returns the ids of listed sessions it dropped.
+   */
+  prune(options: { endedBefore: string; deletedBefore: string; maxBytes: number }): string[];
   /** Bytes the store takes on disk (0 in memory). */
   sizeBytes(): number;
   close(): void;
+}
+
+/** A deletion entry's data, as the feed serves it under `session_deleted` (docs/feed.md). */
+export function deletionJson(sessionId: string, agent: string, d: Pick<Deletion, 'time' | 'lastSequence' | 'reason'>): string {
+  return JSON.stringify({ session_id: sessionId, agent, time: d.time, last_sequence: d.lastSequence, reason: d.reason });
 }

@@ -62,6 +62,38 @@ export const MIGRATIONS: Migration[] = [
       db.exec('CREATE TABLE dropping (session_id TEXT PRIMARY KEY) WITHOUT ROWID;');
     },
   },
+  {
+    version: 4,
+    summary: 'the daemon-wide feed: a cursor per event, deletion entries, the cursor high-water mark, deleted sessions kept',
+    up(db) {
+      // Events stored before the feed get cursors in the order their sessions were created, each
+      // session's in sequence order: a feed reader starting at 0 reads the old history too.
+      db.exec(`
+        ALTER TABLE events ADD COLUMN cursor INTEGER;
+        UPDATE events SET cursor = x.n FROM (
+          SELECT e.session_id AS sid, e.sequence AS seq,
+                 row_number() OVER (ORDER BY s.created_at, e.session_id, e.sequence) AS n
+          FROM events e LEFT JOIN sessions s ON s.id = e.session_id
+        ) AS x WHERE events.session_id = x.sid AND events.sequence = x.seq;
+        CREATE UNIQUE INDEX events_cursor ON events (cursor);
+        -- A DELETEd session kept for the feed until --deleted-retention passes: not listed or restored.
+        ALTER TABLE sessions ADD COLUMN deleted_at TEXT;
+        -- Deletion entries: small, kept for --retention (a reader that far behind still learns the
+        -- session is gone).
+        CREATE TABLE feed_marks (
+          cursor INTEGER PRIMARY KEY,
+          session_id TEXT NOT NULL,
+          agent TEXT NOT NULL,
+          json TEXT NOT NULL,
+          at TEXT NOT NULL
+        );
+        -- The last cursor ever given, so a cursor is never given twice even once the entries that
+        -- carried the highest ones were dropped.
+        CREATE TABLE feed_head (one INTEGER PRIMARY KEY CHECK (one = 1), last INTEGER NOT NULL);
+        INSERT INTO feed_head (one, last) VALUES (1, (SELECT COALESCE(MAX(cursor), 0) FROM events));
+      `);
+    },
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

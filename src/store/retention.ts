@@ -13,28 +13,43 @@ export function storeBytes(db: Database): number {
   return (pages - free) * pageSize;
 }
 
+/** A session retention drops: `deleted` ones were DELETEd and kept for the feed (not listed). */
+export interface PrunedSession {
+  id: string;
+  agent: string;
+  deleted: boolean;
+  last_sequence: number;
+}
+
+const COLUMNS = 'id, agent, deleted_at IS NOT NULL AS deleted, last_sequence';
+
 /**
  * Drops what the retention rules say must go, with `drop` (the store's own delete of one session:
- * its row at once, its events in slices); returns the ids of the sessions dropped. The space comes
- * back with giveSpaceBack once their events are gone.
+ * its row at once, its events in slices); returns the sessions dropped. Deleted sessions kept for
+ * the feed are ended sessions like any other here, and go at the latest when `deletedBefore`
+ * passes. The space comes back with giveSpaceBack once their events are gone.
  */
-export function pruneSessions(db: Database, options: { endedBefore: string; maxBytes: number }, drop: (id: string) => void): string[] {
-  const expired = db.prepare('SELECT id FROM sessions WHERE ended_at IS NOT NULL AND ended_at < ? ORDER BY ended_at').pluck().all(options.endedBefore) as string[];
-  const dropped: string[] = [];
-  for (const id of expired) {
-    drop(id);
-    dropped.push(id);
+export function pruneSessions(db: Database, options: { endedBefore: string; deletedBefore: string; maxBytes: number }, drop: (s: PrunedSession) => void): PrunedSession[] {
+  const expired = db
+    .prepare(`SELECT ${COLUMNS} FROM sessions WHERE (ended_at IS NOT NULL AND ended_at < ?) OR (deleted_at IS NOT NULL AND deleted_at < ?) ORDER BY ended_at`)
+    .all(options.endedBefore, options.deletedBefore) as PrunedSession[];
+  const dropped: PrunedSession[] = [];
+  for (const s of expired) {
+    drop(s);
+    dropped.push(s);
   }
+  // Deletion entries are small: they stay as long as ended sessions do.
+  db.prepare('DELETE FROM feed_marks WHERE at < ?').run(options.endedBefore);
   if (storeBytes(db) > options.maxBytes) {
-    const oldest = db.prepare('SELECT id, event_bytes FROM sessions WHERE ended_at IS NOT NULL ORDER BY ended_at').all() as { id: string; event_bytes: number }[];
+    const oldest = db.prepare(`SELECT ${COLUMNS}, event_bytes FROM sessions WHERE ended_at IS NOT NULL ORDER BY ended_at`).all() as (PrunedSession & { event_bytes: number })[];
     // Measuring the file after every delete would be slow with thousands of sessions: estimate from
     // the rows' bytes, then check the real size once more at the end.
     let over = storeBytes(db) - options.maxBytes;
-    for (const { id, event_bytes } of oldest) {
+    for (const s of oldest) {
       if (over <= 0) break;
-      drop(id);
-      dropped.push(id);
-      over -= event_bytes;
+      drop(s);
+      dropped.push(s);
+      over -= s.event_bytes;
     }
   }
   return dropped;

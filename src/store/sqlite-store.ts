@@ -3,7 +3,8 @@
 // Here: opening the file (the data-dir lock, the pragmas, the schema), reads, deletes, retention.
 // Writes go through write-batcher.ts: staged, committed once per tick, retried while failing.
 import { openDatabase, type Database as Db } from './sqlite-binding.js';
-import type { CommitListener, EventStore, SessionProgress, SessionRecord, StoredEvent, StoreFailure } from './event-store.js';
+import { deletionJson, type CommitListener, type Deletion, type EventStore, type FeedRecord, type SessionProgress, type SessionRecord, type StoredEvent, type StoreFailure } from './event-store.js';
+import { readFeedPage } from './feed-read.js';
 import { migrate } from './migrations.js';
 import { giveSpaceBack, pruneSessions, storeBytes } from './retention.js';
 import { SessionDrops } from './session-drop.js';
@@ -26,6 +27,8 @@ export class SqliteStore implements EventStore {
   private readonly listeners = new Map<string, CommitListener>();
   private readonly writes: WriteBatcher;
   private readonly drops: SessionDrops;
+  /** Each listed session's agent, for its feed entries. */
+  private readonly agents = new Map<string, string>();
   /** Retention dropped sessions: their space is given back once their events are deleted. */
   private spaceToGiveBack = false;
 
@@ -35,7 +38,12 @@ export class SqliteStore implements EventStore {
   ) {
     this.db = open(path, options.fsync ?? 'normal');
     this.statements = prepare(this.db);
-    this.writes = new WriteBatcher(this.db, options.retryMs ?? 1_000, (sessionId, sequence) => this.listeners.get(sessionId)?.(sequence));
+    this.writes = new WriteBatcher(
+      this.db,
+      options.retryMs ?? 1_000,
+      (sessionId, sequence) => this.listeners.get(sessionId)?.(sequence),
+      (sessionId) => this.agents.get(sessionId) ?? '',
+    );
     this.drops = new SessionDrops(this.db, () => {
       if (!this.spaceToGiveBack) return;
       this.spaceToGiveBack = false;
@@ -51,6 +59,18 @@ export class SqliteStore implements EventStore {
     return this.writes.pendingEvents;
   }
 
+  get feedHead(): number {
+    return this.writes.committedCursor;
+  }
+
+  onFeed(listener: (records: FeedRecord[]) => void): void {
+    this.writes.onFeed = listener;
+  }
+
+  readFeed(after: number, limit: number): FeedRecord[] {
+    return readFeedPage(this.statements, after, limit);
+  }
+
   attach(sessionId: string, onCommitted: CommitListener): void {
     this.listeners.set(sessionId, onCommitted);
   }
@@ -64,11 +84,17 @@ export class SqliteStore implements EventStore {
   }
 
   loadSessions(): SessionRecord[] {
-    return (this.statements.loadSessions.all() as SessionRow[]).map(fromRow);
+    const records = (this.statements.loadSessions.all() as SessionRow[]).map(fromRow);
+    for (const r of records) this.agents.set(r.id, r.agent);
+    return records;
   }
 
   createSession(record: SessionRecord): void {
     this.drops.finish(record.id); // an id used again: the old session's events go first, now
+    // …or, kept for the feed after a DELETE, they move to a key no session id can have ('/' is
+    // not allowed in one), so the new session starts at sequence 1 and the feed still serves both.
+    this.statements.renameDeleted(`${record.id}/${this.writes.committedCursor}`, record.id);
+    this.agents.set(record.id, record.agent);
     this.writes.createSession(record);
   }
 
@@ -89,16 +115,27 @@ export class SqliteStore implements EventStore {
     return this.statements.readEvents.all(sessionId, after, limit) as StoredEvent[];
   }
 
-  deleteSession(id: string): void {
-    this.flush(); // its staged rows go first, so the delete removes them too
-    this.dropRows(id);
+  deleteSession(id: string, deletion: Deletion): void {
+    const agent = this.agents.get(id) ?? '';
+    // After its last staged event, and committed with it (and with the row marked deleted).
+    this.writes.stageDeletion(id, agent, deletionJson(id, agent, deletion), deletion.time, deletion.keep);
+    this.flush(); // its staged rows go first, so a drop removes them too
+    this.agents.delete(id);
+    if (deletion.keep) this.listeners.delete(id);
+    else this.dropRows(id);
   }
 
-  prune(options: { endedBefore: string; maxBytes: number }): string[] {
+  prune(options: { endedBefore: string; deletedBefore: string; maxBytes: number }): string[] {
     this.flush();
-    const dropped = pruneSessions(this.db, options, (id) => this.dropRows(id));
+    const time = new Date().toISOString();
+    const dropped = pruneSessions(this.db, options, (s) => {
+      // A listed session leaving by retention is announced in the feed, as a deletion is.
+      if (!s.deleted) this.writes.stageDeletion(s.id, s.agent, deletionJson(s.id, s.agent, { time, lastSequence: s.last_sequence, reason: 'retention' }), time, false);
+      this.agents.delete(s.id);
+      this.dropRows(s.id);
+    });
     if (dropped.length > 0) this.spaceToGiveBack = true;
-    return dropped;
+    return dropped.filter((s) => !s.deleted).map((s) => s.id);
   }
 
   /** Resolves once every deleted session's events are gone from the file (session-drop.ts). */
@@ -161,11 +198,24 @@ function open(path: string, fsync: 'normal' | 'always'): Db {
 }
 
 function prepare(db: Db) {
+  const renameSession = db.prepare('UPDATE sessions SET id = ? WHERE id = ? AND deleted_at IS NOT NULL');
+  const renameEvents = db.prepare('UPDATE events SET session_id = ? WHERE session_id = ?');
   return {
     readEvents: db.prepare('SELECT sequence, json, raw FROM events WHERE session_id = ? AND sequence > ? ORDER BY sequence LIMIT ?'),
-    loadSessions: db.prepare('SELECT * FROM sessions ORDER BY created_at, rowid'),
+    loadSessions: db.prepare('SELECT * FROM sessions WHERE deleted_at IS NULL ORDER BY created_at, rowid'),
+    // CROSS JOIN keeps events the outer loop, walked in cursor order on its index; the join drops
+    // events whose session row is gone (being dropped).
+    feedEvents: db.prepare(
+      'SELECT e.cursor, e.session_id AS key, s.agent, e.json, e.raw FROM events e CROSS JOIN sessions s ON s.id = e.session_id WHERE e.cursor > ? ORDER BY e.cursor LIMIT ?',
+    ),
+    feedMarks: db.prepare('SELECT cursor, session_id AS key, agent, json FROM feed_marks WHERE cursor > ? ORDER BY cursor LIMIT ?'),
+    renameDeleted: db.transaction((to: string, from: string) => {
+      if (renameSession.run(to, from).changes > 0) renameEvents.run(to, from);
+    }),
   };
 }
+
+export type FeedStatements = Pick<ReturnType<typeof prepare>, 'feedEvents' | 'feedMarks'>;
 
 interface SessionRow {
   id: string;

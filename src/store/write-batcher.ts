@@ -10,12 +10,28 @@
 // writes are kept and retried every second, the failure is reported (the
 // daemon refuses new work with 507 and logs an `error` event), and when space returns everything
 // staged is committed in order. SQLite's journal guarantees the file is never half-written.
+//
+// The feed's cursor is given here, when an entry is staged: staging order is commit order (a
+// failed commit is retried whole), so cursors become visible in order, and the high-water mark
+// (`feed_head`) is written in the same transaction, so a restart continues after it.
 import type { Database as Db, Statement } from './sqlite-binding.js';
-import type { SessionProgress, SessionRecord, StoredEvent, StoreFailure } from './event-store.js';
+import type { FeedRecord, SessionProgress, SessionRecord, StoredEvent, StoreFailure } from './event-store.js';
+
+/** A deletion entry staged for the feed; `keep` also marks the session's row deleted. */
+interface StagedMark {
+  cursor: number;
+  sessionId: string;
+  agent: string;
+  json: string;
+  at: string;
+  keep: boolean;
+}
 
 interface Staged {
   sessions: string[];
   sequences: number[];
+  cursors: number[];
+  marks: StagedMark[];
   jsons: string[];
   raws: (string | null)[];
   bytes: Map<string, number>;
@@ -35,16 +51,29 @@ export class WriteBatcher {
   private readonly statements: ReturnType<typeof prepare>;
   /** Multi-row INSERTs, largest first, each with its reused argument array. */
   private readonly multi: [number, Statement, unknown[]][];
+  /** The last feed cursor given (staged or committed) and the last committed. */
+  private given: number;
+  committedCursor: number;
+  /** Told of the committed feed entries, in cursor order, after each commit. */
+  onFeed: ((records: FeedRecord[]) => void) | undefined;
 
-  /** `onCommitted` is told each session's last committed sequence after every commit. */
+  /** `onCommitted` is told each session's last committed sequence after every commit; `agentOf` names a session's agent for the feed. */
   constructor(
     db: Db,
     private readonly retryMs: number,
     private readonly onCommitted: (sessionId: string, sequence: number) => void,
+    private readonly agentOf: (sessionId: string) => string,
   ) {
     this.statements = prepare(db);
-    this.multi = MULTI_ROWS.map((size) => [size, insertEvents(db, size), new Array<unknown>(size * 4)]);
+    this.multi = MULTI_ROWS.map((size) => [size, insertEvents(db, size), new Array<unknown>(size * 5)]);
     this.commit = db.transaction(() => this.write(this.staged));
+    this.given = this.committedCursor = db.prepare('SELECT last FROM feed_head').pluck().get() as number;
+  }
+
+  /** A deletion entry for the feed, after every event staged so far; `keep` marks the row deleted (kept for the feed). */
+  stageDeletion(sessionId: string, agent: string, json: string, at: string, keep: boolean): void {
+    this.staged.marks.push({ cursor: ++this.given, sessionId, agent, json, at, keep });
+    this.schedule();
   }
 
   get pendingEvents(): number {
@@ -69,6 +98,7 @@ export class WriteBatcher {
     const s = this.staged;
     s.sessions.push(sessionId);
     s.sequences.push(event.sequence);
+    s.cursors.push(++this.given);
     s.jsons.push(event.json);
     s.raws.push(event.raw);
     s.last.set(sessionId, event.sequence);
@@ -79,7 +109,7 @@ export class WriteBatcher {
   flush(): void {
     this.scheduled = false;
     const staged = this.staged;
-    if (staged.sequences.length === 0 && staged.progress.size === 0 && staged.creates.length === 0) return;
+    if (staged.sequences.length === 0 && staged.progress.size === 0 && staged.creates.length === 0 && staged.marks.length === 0) return;
     try {
       this.commit();
     } catch (err) {
@@ -88,6 +118,31 @@ export class WriteBatcher {
     this.staged = emptyStaged();
     if (this.failure) this.recovered();
     for (const [sessionId, sequence] of staged.last) this.onCommitted(sessionId, sequence);
+    this.reportFeed(staged);
+  }
+
+  /** The committed entries in cursor order: events and deletion marks were given cursors in one sequence. */
+  private reportFeed(s: Staged): void {
+    const n = s.sequences.length;
+    if (n === 0 && s.marks.length === 0) return;
+    this.committedCursor = Math.max(this.committedCursor, s.cursors[n - 1] ?? 0, s.marks.at(-1)?.cursor ?? 0);
+    if (!this.onFeed) return;
+    const records: FeedRecord[] = new Array(n + s.marks.length);
+    let agentFor = '';
+    let agent = '';
+    for (let i = 0, m = 0, r = 0; r < records.length; r++) {
+      const mark = s.marks[m];
+      if (mark && (i >= n || mark.cursor < s.cursors[i]!)) {
+        records[r] = { cursor: mark.cursor, sessionId: mark.sessionId, agent: mark.agent, json: mark.json, raw: null, deleted: true };
+        m++;
+        continue;
+      }
+      const sessionId = s.sessions[i]!;
+      if (sessionId !== agentFor) agent = this.agentOf((agentFor = sessionId));
+      records[r] = { cursor: s.cursors[i]!, sessionId, agent, json: s.jsons[i]!, raw: s.raws[i]!, deleted: false };
+      i++;
+    }
+    this.onFeed(records);
   }
 
   /** Stops the retry timer: the store is closing. */
@@ -116,13 +171,20 @@ export class WriteBatcher {
         for (let k = 0, a = 0; k < size; k++) {
           args[a++] = s.sessions[i + k];
           args[a++] = s.sequences[i + k];
+          args[a++] = s.cursors[i + k];
           args[a++] = s.jsons[i + k];
           args[a++] = s.raws[i + k];
         }
         statement.run(args);
       }
     }
-    for (; i < n; i++) st.insertEvent.run(s.sessions[i], s.sequences[i], s.jsons[i], s.raws[i]);
+    for (; i < n; i++) st.insertEvent.run(s.sessions[i], s.sequences[i], s.cursors[i], s.jsons[i], s.raws[i]);
+    for (const m of s.marks) {
+      st.insertMark.run(m.cursor, m.sessionId, m.agent, m.json, m.at);
+      if (m.keep) st.markDeleted.run(m.at, m.at, m.sessionId);
+    }
+    const last = Math.max(s.cursors[n - 1] ?? 0, s.marks.at(-1)?.cursor ?? 0);
+    if (last > 0) st.feedHead.run(last);
     // A session's row is written once per tick: its progress and the bytes its new events take.
     for (const [id, progress] of s.progress) {
       const p = progress();
@@ -151,13 +213,13 @@ export class WriteBatcher {
 }
 
 function emptyStaged(): Staged {
-  return { sessions: [], sequences: [], jsons: [], raws: [], bytes: new Map(), progress: new Map(), creates: [], last: new Map() };
+  return { sessions: [], sequences: [], cursors: [], marks: [], jsons: [], raws: [], bytes: new Map(), progress: new Map(), creates: [], last: new Map() };
 }
 
 const MULTI_ROWS = [64, 16];
 
 function insertEvents(db: Db, rows: number): Statement {
-  return db.prepare(`INSERT INTO events (session_id, sequence, json, raw) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?)').join(', ')}`);
+  return db.prepare(`INSERT INTO events (session_id, sequence, cursor, json, raw) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?)').join(', ')}`);
 }
 
 /** The statements a commit runs besides the multi-row INSERTs. */
@@ -170,6 +232,9 @@ function prepare(db: Db) {
       'UPDATE sessions SET native_session_id = ?, status = ?, snapshot = ?, updated_at = ?, ended_at = ?, last_sequence = ?, event_bytes = event_bytes + ? WHERE id = ?',
     ),
     addBytes: db.prepare('UPDATE sessions SET event_bytes = event_bytes + ? WHERE id = ?'),
-    insertEvent: db.prepare('INSERT INTO events (session_id, sequence, json, raw) VALUES (?, ?, ?, ?)'),
+    insertEvent: db.prepare('INSERT INTO events (session_id, sequence, cursor, json, raw) VALUES (?, ?, ?, ?, ?)'),
+    insertMark: db.prepare('INSERT INTO feed_marks (cursor, session_id, agent, json, at) VALUES (?, ?, ?, ?, ?)'),
+    markDeleted: db.prepare('UPDATE sessions SET deleted_at = ?, ended_at = COALESCE(ended_at, ?) WHERE id = ?'),
+    feedHead: db.prepare('UPDATE feed_head SET last = ? WHERE one = 1'),
   };
 }

@@ -1,8 +1,9 @@
 // The transcript mirror against a real PostgreSQL server and real durable daemons: three daemons
 // flooded while the `agentwire-mirror` command and one daemon are SIGKILLed and started again,
 // after which PostgreSQL holds exactly the daemons' (session, sequence, event_id), no more, no
-// fewer; and the smaller promises: migrations run twice, resuming at the highest stored sequence,
-// sessions created while the mirror was away, a daemon down when the mirror starts.
+// fewer; and the smaller promises: migrations run twice, resuming the daemon's feed at the cursor
+// stored with the last batch, sessions created (and 50 short ones deleted) while the mirror was
+// away, a daemon down when the mirror starts.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,7 +69,7 @@ const target = (d: FleetDaemon): DaemonTarget => ({ id: d.id, baseUrl: d.baseUrl
 async function startMirror(url: string, daemons: DaemonTarget[], source?: (d: DaemonTarget) => DaemonSource): Promise<Mirror> {
   // Warnings are printed: when a test fails, they say what the mirror saw.
   const log = (e: { level: string }) => e.level !== 'info' && console.warn(JSON.stringify(e));
-  const m = await mirror({ connectionString: url, daemons, pollIntervalMs: 200, maxBackoffMs: 500, log, ...(source ? { source } : {}) });
+  const m = await mirror({ connectionString: url, daemons, maxBackoffMs: 500, log, ...(source ? { source } : {}) });
   cleanups.push(() => m.stop());
   return m;
 }
@@ -102,7 +103,7 @@ describe('mirror: three daemons flooded, the mirror and a daemon SIGKILLed mid-f
     }
     // Tokens from the environment only, by the documented scheme.
     const env = Object.fromEntries(fleet.map((d) => [`AGENTWIRE_MIRROR_TOKEN_${d.id.toUpperCase()}`, d.token]));
-    const args = ['--database', url, ...fleet.flatMap((d) => ['--daemon', `${d.id}=${d.baseUrl}`]), '--poll-interval-ms', '300', '--stats-interval-ms', '1000'];
+    const args = ['--database', url, ...fleet.flatMap((d) => ['--daemon', `${d.id}=${d.baseUrl}`]), '--stats-interval-ms', '1000'];
     const first = new MirrorProcess(command.bin, args, env);
     cleanups.push(() => first.kill());
     await first.started();
@@ -142,10 +143,10 @@ describe('mirror: three daemons flooded, the mirror and a daemon SIGKILLed mid-f
 describe('mirror: schema', () => {
   it('migrations are versioned and idempotent: a second run (and a second mirror) changes nothing', async () => {
     const { url, db } = await database();
-    expect(await migrate(db)).toEqual([1]);
+    expect(await migrate(db)).toEqual([1, 2]);
     expect(await migrate(db)).toEqual([]);
-    const { rows } = await db.query('SELECT version, name FROM agentwire_mirror_migrations');
-    expect(rows).toEqual([{ version: 1, name: 'sessions and events' }]);
+    const { rows } = await db.query('SELECT version, name FROM agentwire_mirror_migrations ORDER BY version');
+    expect(rows).toEqual([{ version: 1, name: 'sessions and events' }, { version: 2, name: 'the feed cursor per daemon, deleted sessions' }]);
     const d = await fleetDaemon('schema');
     await d.call('POST', '/v1/sessions/s1', { agent: 'mock' });
     await turn(d, 's1', 'tool');
@@ -153,7 +154,7 @@ describe('mirror: schema', () => {
     await expectMirrored(db, [d]);
     await m.stop();
     const again = await startMirror(url, [target(d)]);
-    await waitFor(() => again.stats().daemons[0]!.up, 10_000, 'the second mirror to list the daemon');
+    await waitFor(() => again.stats().daemons[0]!.up, 10_000, 'the second mirror to reach the daemon');
     expect(await migrate(db)).toEqual([]);
     const session = (await db.query('SELECT agent, status, info FROM agentwire_sessions WHERE session_id = $1', ['s1'])).rows[0];
     expect(session).toMatchObject({ agent: 'mock', status: 'idle', info: { sessionId: 's1', agent: 'mock' } });
@@ -161,7 +162,7 @@ describe('mirror: schema', () => {
 });
 
 describe('mirror: resuming', () => {
-  it('resumes each session after its highest stored sequence, and picks up sessions created while it was away', async () => {
+  it('resumes the feed after the cursor stored with the last batch, and picks up sessions created while it was away', async () => {
     const { url, db } = await database();
     const d = await fleetDaemon('resume');
     await d.call('POST', '/v1/sessions/old', { agent: 'mock' });
@@ -175,15 +176,16 @@ describe('mirror: resuming', () => {
     await turn(d, 'new', 'tool');
     await d.call('POST', '/v1/sessions/new/terminate');
 
-    const asked: { session: string; after: number }[] = [];
+    const stored = Number((await db.query('SELECT cursor FROM agentwire_mirror_cursors')).rows[0].cursor);
+    expect(stored).toBeGreaterThanOrEqual(before);
+    const asked: number[] = [];
     const spy = (t: DaemonTarget): DaemonSource => {
       const real = clientSource(t);
-      return { listSessions: (s) => real.listSessions(s), events: (session, after, s) => (asked.push({ session, after }), real.events(session, after, s)) };
+      return { check: (s) => real.check(s), feed: (after, s) => (asked.push(after), real.feed(after, s)) };
     };
     const second = await startMirror(url, [target(d)], spy);
     const total = await expectMirrored(db, [d]);
-    expect(asked.find((a) => a.session === 'old')?.after).toBe(before);
-    expect(asked.find((a) => a.session === 'new')?.after).toBe(0);
+    expect(asked[0]).toBe(stored); // one feed, from where the first mirror stopped
     // Nothing was written twice: the second mirror stored exactly what the first had not.
     expect(second.stats().eventsWritten).toBe(total - before);
     const rows = (await db.query('SELECT session_id, status FROM agentwire_sessions ORDER BY session_id')).rows;
@@ -211,6 +213,56 @@ describe('mirror: resuming', () => {
   });
 });
 
+describe('mirror: sessions that lived and died while it was stopped', () => {
+  it('50 short sessions created, run and deleted while the mirror is stopped are in PostgreSQL with every event, exactly once', async () => {
+    const { url, db } = await database();
+    const d = await fleetDaemon('short');
+    const first = await startMirror(url, [target(d)]);
+    await d.call('POST', '/v1/sessions/before', { agent: 'mock' });
+    await waitFor(async () => (await storedCount(db)) > 0, 10_000, 'the first session in PostgreSQL');
+    await first.stop();
+
+    const ids: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      const { sessionId } = (await d.call('POST', '/v1/sessions', { agent: 'mock' })) as { sessionId: string };
+      ids.push(sessionId);
+      await turn(d, sessionId, `echo short ${i}`);
+      await d.call('DELETE', `/v1/sessions/${sessionId}`);
+    }
+    // The README's way: an id deleted and used again while the mirror is away.
+    for (let i = 0; i < 2; i++) {
+      await d.call('POST', '/v1/sessions/demo', { agent: 'mock' });
+      await turn(d, 'demo', `echo demo ${i}`);
+      await d.call('DELETE', '/v1/sessions/demo');
+    }
+    const truth = await feedKeys(d);
+    const m = await startMirror(url, [target(d)]);
+    await waitFor(async () => (await storedCount(db)) >= truth.events.length, 30_000, `${truth.events.length} events in PostgreSQL`);
+    await waitFor(() => m.stats().daemons[0]!.cursor === truth.last, 10_000, 'the last cursor stored');
+    // Every event of every session, each once: the deleted 'demo's moved aside under 'demo/<cursor>'.
+    const stored = (await db.query<{ k: string }>(`SELECT split_part(session_id, '/', 1) || '/' || sequence || '/' || event_id AS k FROM agentwire_events`)).rows.map((r) => r.k).sort();
+    expect(stored).toEqual(truth.events);
+    const sessions = (await db.query<{ session_id: string; agent: string; deleted: boolean }>('SELECT session_id, agent, deleted_at IS NOT NULL AS deleted FROM agentwire_sessions')).rows;
+    for (const id of ids) expect(sessions.find((s) => s.session_id === id), id).toMatchObject({ agent: 'mock', deleted: true });
+    expect(sessions.filter((s) => s.session_id.startsWith('demo')).map((s) => s.deleted)).toEqual([true, true]);
+    expect(m.stats().daemons[0]).toMatchObject({ sessions: 1, eventsMissed: 0 }); // 'before' is the only one left
+    const unparsed = await db.query("SELECT 1 FROM agentwire_events WHERE type = 'agent.unparsed'");
+    expect(unparsed.rowCount).toBe(0);
+  }, 120_000);
+});
+
+/** The daemon's whole feed: its events' keys (session/sequence/event_id, sorted) and its last cursor. */
+async function feedKeys(d: FleetDaemon): Promise<{ events: string[]; last: number }> {
+  const events: string[] = [];
+  let after = 0;
+  for (;;) {
+    const page = (await d.call('GET', `/v1/events?after=${after}&limit=10000`)) as { entries: { cursor: number; event?: { session_id: string; sequence: number; event_id: string } }[]; cursor: number; hasMore: boolean };
+    for (const e of page.entries) if (e.event) events.push(`${e.event.session_id}/${e.event.sequence}/${e.event.event_id}`);
+    after = page.cursor;
+    if (!page.hasMore) return { events: events.sort(), last: after };
+  }
+}
+
 describe('agentwire-mirror: arguments', () => {
   it('takes tokens from the environment only, per daemon or for all', () => {
     const env = { AGENTWIRE_MIRROR_TOKEN_SANDBOX_1: 'one', AGENTWIRE_MIRROR_TOKEN: 'all' };
@@ -220,7 +272,7 @@ describe('agentwire-mirror: arguments', () => {
       { id: 'sandbox-1', baseUrl: 'http://10.0.0.1:2468', token: 'one' },
       { id: 'b', baseUrl: 'http://10.0.0.2:2468', token: 'all' },
     ]);
-    expect(config).toMatchObject({ connectionString: 'postgres://m@db/x', pollIntervalMs: 2000, batchSize: 2000 });
+    expect(config).toMatchObject({ connectionString: 'postgres://m@db/x', batchSize: 2000 });
     expect(parseCli(['--daemon', 'a=http://h:1'], { AGENTWIRE_MIRROR_DATABASE_URL: 'postgres://e/x' }).connectionString).toBe('postgres://e/x');
     expect(() => parseCli(['--database', 'postgres://m@db/x', '--daemon', 'a=http://h:1', '--token', 'secret'], {})).toThrow(UsageError);
     expect(() => parseCli(['--daemon', 'a=http://h:1'], {})).toThrow(/no database/);
@@ -248,7 +300,7 @@ describe('mirror: the batch queue', () => {
       },
       onError: () => {},
     });
-    const row = (sequence: number): EventRow => ({ sessionId: 's', sequence, type: 'item.delta', time: '2026-01-01T00:00:00.000Z', json: '{}' });
+    const row = (sequence: number): EventRow => ({ cursor: sequence, sessionId: 's', sequence, type: 'item.delta', time: '2026-01-01T00:00:00.000Z', json: '{}' });
     const pushed: (Promise<void> | void)[] = [];
     for (let i = 1; i <= 6; i++) pushed.push(queue.push(row(i)));
     expect(pushed.slice(0, 5).every((p) => p === undefined)).toBe(true);

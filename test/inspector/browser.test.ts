@@ -1,6 +1,6 @@
 // The inspector in real Chromium (Debian's, through playwright-core) against real daemon
 // processes running the mock agent: one install, one browser and two daemons (one started with
-// --no-token, one with the token a default daemon makes and announces) for every browser test, which inspector-flows.ts and inspector-safety.ts define. Each test gets
+// --no-token, one with the token a default daemon makes and announces) for every browser test, which inspector-flows.ts, inspector-live.ts and inspector-safety.ts define. Each test gets
 // a fresh browser context, and fails on any console error, uncaught exception, failed request or
 // HTTP error it did not announce (test/support/browser.ts). Screenshots: test-artifacts/inspector/.
 import type { Browser } from 'playwright-core';
@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import { launchChromium, openPage, type BrowserTestContext, type Watched } from '../support/browser.js';
 import { killDaemons, removeInstall, setUpInstall, startDaemon } from '../support/daemon-process.js';
 import { flowTests } from '../support/inspector-flows.js';
+import { liveListTests } from '../support/inspector-live.js';
 import { safetyTests } from '../support/inspector-safety.js';
 
 let browser: Browser;
@@ -48,4 +49,5 @@ afterEach(async () => {
 });
 
 flowTests(ctx);
+liveListTests(ctx);
 safetyTests(ctx);

@@ -162,7 +162,7 @@ export function flowTests(ctx: BrowserTestContext): void {
         // that request as failed, which is what this test expects, and nothing else.
         watched.allow(/request failed: GET http:\/\/127\.0\.0\.1:\d+\/v1\/sessions\/[^/]+\/events\/sse/);
         watched.allow(/console: Failed to load resource: net::ERR_(CONNECTION_RESET|INCOMPLETE_CHUNKED_ENCODING|EMPTY_RESPONSE)/);
-        expect(proxy.cut(/\/events\/sse/)).toBe(1);
+        expect(proxy.cut(/\/v1\/sessions\/[^/]+\/events\/sse/)).toBe(1); // the session's stream, not the list's feed
         await page.getByRole('status', { name: 'Connection' }).getByText(/resumed after sequence \d+/).waitFor();
         await message.getByText('tick 50').waitFor();
         // Every delta once, in order: nothing lost or repeated across the reconnection.

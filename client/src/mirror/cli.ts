@@ -7,7 +7,7 @@ import { mirror, type MirrorLogEntry } from './index.js';
 import type { DaemonTarget } from './types.js';
 
 const USAGE = `usage: agentwire-mirror --database <postgres-url> --daemon <id>=<baseUrl> [--daemon <id>=<baseUrl> …]
-       [--poll-interval-ms 2000] [--stats-interval-ms 10000] [--batch-size 2000]
+       [--stats-interval-ms 10000] [--batch-size 2000]
 
   --database   or AGENTWIRE_MIRROR_DATABASE_URL; leave the password out of it and use PGPASSWORD or ~/.pgpass
   --daemon     repeatable; <id> names the daemon in the tables, for good
@@ -19,7 +19,6 @@ export class UsageError extends Error {}
 export interface CliConfig {
   connectionString: string;
   daemons: DaemonTarget[];
-  pollIntervalMs: number;
   statsIntervalMs: number;
   batchSize: number;
 }
@@ -37,7 +36,6 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
       options: {
         database: { type: 'string' },
         daemon: { type: 'string', multiple: true },
-        'poll-interval-ms': { type: 'string' },
         'stats-interval-ms': { type: 'string' },
         'batch-size': { type: 'string' },
         help: { type: 'boolean' },
@@ -67,7 +65,6 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliConfig {
   return {
     connectionString,
     daemons,
-    pollIntervalMs: int('poll-interval-ms', values['poll-interval-ms'], 2000),
     statsIntervalMs: int('stats-interval-ms', values['stats-interval-ms'], 10_000),
     batchSize: int('batch-size', values['batch-size'], 2000),
   };
@@ -100,7 +97,6 @@ export async function main(argv: string[]): Promise<number> {
   const m = await mirror({
     connectionString: config.connectionString,
     daemons: config.daemons,
-    pollIntervalMs: config.pollIntervalMs,
     batchSize: config.batchSize,
     log: (entry: MirrorLogEntry) => print({ ...entry }),
   });

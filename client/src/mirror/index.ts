@@ -1,5 +1,5 @@
-// `agentwire-client/mirror`: follows any number of daemons (one per sandbox) and writes their
-// sessions and events into PostgreSQL, until stop(). The database holds the transcripts after the
+// `agentwire-client/mirror`: follows any number of daemons (one per sandbox), each through its
+// one feed, and writes their sessions and events into PostgreSQL, until stop(). The database holds the transcripts after the
 // sandboxes are gone; the sandboxes never hold its credentials. docs/mirror.md has the tables, the
 // guarantees and the queries.
 import pg from 'pg';
@@ -18,8 +18,6 @@ export interface MirrorOptions {
   connectionString?: string;
   /** A pool of your own; the mirror does not end it. */
   pool?: pg.Pool;
-  /** How often each daemon's session list is read (new sessions, status, missed events). Default 2000 ms. */
-  pollIntervalMs?: number;
   /** Events per INSERT at most (default 2000) … */
   batchSize?: number;
   /** … and the longest an event waits for its batch to fill (default 50 ms). */
@@ -66,7 +64,6 @@ export async function mirror(options: MirrorOptions): Promise<Mirror> {
   let eventsWritten = 0;
   let batches = 0;
   const followerOptions: FollowerOptions = {
-    pollIntervalMs: options.pollIntervalMs ?? 2000,
     batchSize: options.batchSize ?? 2000,
     maxDelayMs: options.batchDelayMs ?? 50,
     capacity: options.queueCapacity ?? 20_000,

@@ -52,6 +52,22 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX agentwire_events_errors ON agentwire_events (time DESC) WHERE type = 'error';
     `,
   },
+  {
+    version: 2,
+    name: 'the feed cursor per daemon, deleted sessions',
+    sql: `
+      -- Where each daemon's feed is read up to, written in the same transaction as the rows that
+      -- got it there: a restart resumes exactly after what is stored.
+      CREATE TABLE agentwire_mirror_cursors (
+        daemon_id text PRIMARY KEY,
+        cursor bigint NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+      );
+      -- A session deleted on its daemon keeps its rows; deleted_cursor names it if its id is used
+      -- again (its rows then move to '<id>/<deleted_cursor>', docs/mirror.md).
+      ALTER TABLE agentwire_sessions ADD COLUMN deleted_at timestamptz, ADD COLUMN deleted_cursor bigint;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

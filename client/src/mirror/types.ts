@@ -1,34 +1,16 @@
 // What the mirror needs from a daemon, and what it tells about its own progress.
 
-/** The fields of a daemon's SessionInfo the mirror reads; the whole object is stored as `info`. */
-export interface SessionSummary {
-  sessionId: string;
-  agent: string;
-  status: string;
-  ended: boolean;
-  /** The session's last sequence. */
-  eventCount: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** The envelope fields of a universal event the mirror reads; the whole event is stored. */
-export interface MirroredEvent {
-  session_id: string;
-  sequence: number;
-  event_id: string;
-  type: string;
-  time: string;
-}
+import type { FeedEntry } from '../types.js';
 
 /** The two calls the mirror makes of a daemon (client-source.ts makes them with the client). */
 export interface DaemonSource {
-  listSessions(signal: AbortSignal): Promise<SessionSummary[]>;
+  /** Answers when the daemon is reachable (GET /v1/health); throws otherwise. */
+  check(signal: AbortSignal): Promise<void>;
   /**
-   * The session's events after `after`, live; resumes by itself across dropped connections. Ends
-   * (or throws) when it cannot go on; the mirror then starts it again from where it got to.
+   * The daemon's feed after `after`, live (GET /v1/events/sse); resumes by itself across dropped
+   * connections for a while, then throws, and the mirror starts it again from where it got to.
    */
-  events(sessionId: string, after: number, signal: AbortSignal): AsyncIterable<MirroredEvent>;
+  feed(after: number, signal: AbortSignal): AsyncIterable<FeedEntry>;
 }
 
 /** A daemon to follow: `id` names it in the tables (one id per daemon, for good). */
@@ -40,17 +22,16 @@ export interface DaemonTarget {
 
 export interface DaemonStats {
   id: string;
-  /** The last list of its sessions succeeded. */
+  /** It answered, and its feed has not failed since. */
   up: boolean;
+  /** Its sessions as the feed told them: started, and not deleted. */
   sessions: number;
-  /** Sessions whose events stream is open (or reopening). */
-  following: number;
+  /** The feed cursor stored with the last batch written: where the next start resumes. */
+  cursor: number;
   eventsWritten: number;
-  /** Events the daemon's last list counts beyond what is stored, summed over its sessions. */
-  lagEvents: number;
   /** Events read and waiting to be written. */
   queued: number;
-  /** Events the daemon no longer held when the mirror asked for them (its retention). */
+  /** Feed entries the daemon no longer held when the mirror asked for them (a --persist off daemon's window). */
   eventsMissed: number;
   lastError: string | null;
 }

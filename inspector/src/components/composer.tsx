@@ -5,7 +5,6 @@ import { useState } from 'preact/hooks';
 import type { Api } from '../api.js';
 import { useReport } from '../feedback.js';
 import { navigate } from '../router.js';
-import { sessionsChanged } from './session-list.js';
 
 export function Composer(props: { api: Api; sessionId: string; status: string | undefined }) {
   const report = useReport();
@@ -27,7 +26,8 @@ export function Composer(props: { api: Api; sessionId: string; status: string | 
       setSending(false);
     }
   };
-  const act = (call: () => Promise<void>) => () => void call().then(sessionsChanged, report);
+  // The session list hears what an action changed from the daemon's feed.
+  const act = (call: () => Promise<void>) => () => void call().catch(report);
 
   return (
     <form

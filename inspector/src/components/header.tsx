@@ -1,5 +1,8 @@
-// The daemon's version and health, polled: the header says at once when the daemon goes away.
+// The daemon's version and health: asked once, and again whenever the daemon-wide feed the session
+// list follows drops or comes back (the request log sees it), so the header says at once when
+// the daemon goes away without a poll in the request log.
 import type { Api, Health } from '../api.js';
+import { FEED_STREAM } from '../requests.js';
 import { useEffect, useState } from 'preact/hooks';
 
 export function Header(props: { api: Api; signedIn: boolean; onSignOut: () => void }) {
@@ -12,10 +15,16 @@ export function Header(props: { api: Api; signedIn: boolean; onSignOut: () => vo
         () => !stop && setHealth('unreachable'),
       );
     void poll();
-    const timer = setInterval(poll, 10_000);
+    let lost = false;
+    const unsubscribe = props.api.log.subscribe(() => {
+      const state = props.api.log.streams.get(FEED_STREAM)?.state;
+      if (state === 'lost' && !lost) setHealth('unreachable');
+      else if (lost && (state === 'live' || state === 'resumed')) void poll(); // back: which version now?
+      lost = state === 'lost' || (lost && state === 'connecting');
+    });
     return () => {
       stop = true;
-      clearInterval(timer);
+      unsubscribe();
     };
   }, [props.api]);
   return (

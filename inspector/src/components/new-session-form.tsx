@@ -5,7 +5,6 @@ import type { Api } from '../api.js';
 import { useReport } from '../feedback.js';
 import { navigate, sessionPath } from '../router.js';
 import type { AgentInfo, CreateSessionRequest, ModelsResponse, ModesResponse } from '../types.js';
-import { sessionsChanged } from './session-list.js';
 
 export function NewSessionForm(props: { api: Api }) {
   const report = useReport();
@@ -48,7 +47,6 @@ export function NewSessionForm(props: { api: Api }) {
     setBusy(true);
     try {
       const id = await props.api.create(body as unknown as CreateSessionRequest);
-      sessionsChanged();
       navigate(sessionPath(id));
     } catch (err) {
       report(err);

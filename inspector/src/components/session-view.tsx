@@ -11,7 +11,6 @@ import { ConnectionIndicator } from './connection-indicator.js';
 import { EventsTable } from './events-table.js';
 import { PermissionCard, QuestionCard } from './hitl-cards.js';
 import { RequestsPanel } from './requests-panel.js';
-import { sessionsChanged } from './session-list.js';
 import { TranscriptView } from './transcript-view.js';
 
 type Tab = 'transcript' | 'events' | 'requests';
@@ -75,8 +74,6 @@ export function SessionView(props: { api: Api; id: string }) {
 
   const t = transcript.current;
   const status = t.lastSequence > 0 ? t.status : info?.status;
-  // The list shows the status this stream just told, without waiting for its next poll.
-  useEffect(() => sessionsChanged(), [status]);
 
   if (missing) {
     return (

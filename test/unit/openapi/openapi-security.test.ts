@@ -11,6 +11,8 @@ const TOKEN = 'openapi-security-test-token';
 // Path parameters no request can act on: every answer is an early refusal (400, 404), never work.
 // `mock` has nothing to install, so the install route answers 400 without touching npm.
 const PARAMS: Record<string, string> = { id: 'no-such-session', agent: 'mock', permission_id: 'p1', question_id: 'q1' };
+// The feed's stream has no path parameter to refuse: a cursor past its end is its early refusal (400).
+const QUERY: Record<string, string> = { '/v1/events/sse': 'after=999999999' };
 
 const operations = Object.entries(committed.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
   Object.entries(methods).map(([method, op]) => ({ method: method.toUpperCase() as 'GET' | 'POST' | 'DELETE', path, op })),
@@ -25,7 +27,7 @@ describe('openapi.json security', () => {
     await app?.app.close();
   });
 
-  const url = (path: string) => path.replace(/\{(\w+)\}/g, (_m, name: string) => PARAMS[name]!);
+  const url = (path: string) => path.replace(/\{(\w+)\}/g, (_m, name: string) => PARAMS[name]!) + (QUERY[path] ? `?${QUERY[path]}` : '');
 
   it('declares the two schemes', () => {
     expect(committed.components.securitySchemes).toEqual({
@@ -50,7 +52,7 @@ describe('openapi.json security', () => {
 
     const withHeader = await app.app.inject({ method, url: url(path), headers: { authorization: `Bearer ${TOKEN}` } });
     expect(withHeader.statusCode, withHeader.body).not.toBe(401);
-    const inQuery = await app.app.inject({ method, url: `${url(path)}?token=${TOKEN}` });
+    const inQuery = await app.app.inject({ method, url: `${url(path)}${QUERY[path] ? '&' : '?'}token=${TOKEN}` });
     if (security.some((s) => 'tokenQuery' in s)) expect(inQuery.statusCode, inQuery.body).not.toBe(401);
     else expect(inQuery.statusCode, inQuery.body).toBe(401);
   });

@@ -32,6 +32,9 @@ function sqlite(path = tempDb(), retryMs = 20): SqliteStore {
   return store;
 }
 
+/** A deletion whose events go at once (--deleted-retention 0). */
+const DROP = { time: '2026-01-01T00:00:00.000Z', lastSequence: 0, reason: 'deleted', keep: false } as const;
+
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const progress = (over: Partial<SessionProgress> = {}): SessionProgress => ({
@@ -121,7 +124,7 @@ describe('SqliteStore', () => {
     store.createSession(record('s2'));
     store.appendEvent('s1', event(1));
     store.appendEvent('s2', event(1));
-    store.deleteSession('s1');
+    store.deleteSession('s1', DROP);
     expect(store.loadSessions().map((s) => s.id)).toEqual(['s2']);
     expect(store.readEvents('s1', 0, 10)).toEqual([]);
     expect(store.readEvents('s2', 0, 10)).toHaveLength(1);
@@ -145,7 +148,7 @@ describe('SqliteStore', () => {
     let store = sqlite(path);
     fill(store, 'big', 20_000);
     fill(store, 'kept', 10);
-    store.deleteSession('big');
+    store.deleteSession('big', DROP);
     // Gone for every reader at once, though its rows are not deleted yet.
     expect(store.loadSessions().map((s) => s.id)).toEqual(['kept']);
     expect(store.readEvents('big', 0, 10)).toEqual([]);
@@ -172,7 +175,7 @@ describe('SqliteStore', () => {
     store.createSession(record('s1'));
     for (let k = 1; k <= 5_000; k++) store.appendEvent('s1', event(k));
     store.flush();
-    store.deleteSession('s1');
+    store.deleteSession('s1', DROP);
     store.attach('s1', (sequence) => seen.push(sequence));
     store.createSession(record('s1'));
     store.appendEvent('s1', { sequence: 1, json: '{"new":true,"raw":null}', raw: null });
@@ -205,9 +208,9 @@ describe('SqliteStore', () => {
     });
     store.flush();
     const full = store.sizeBytes();
-    expect(store.prune({ endedBefore: '2026-01-02T00:00:00.000Z', maxBytes: Number.MAX_SAFE_INTEGER })).toEqual(['old']);
+    expect(store.prune({ endedBefore: '2026-01-02T00:00:00.000Z', deletedBefore: '2000-01-01T00:00:00.000Z', maxBytes: Number.MAX_SAFE_INTEGER })).toEqual(['old']);
     // Over the size: the oldest ended go first; a live session is never dropped for space.
-    expect(store.prune({ endedBefore: '2000-01-01T00:00:00.000Z', maxBytes: 1 })).toEqual(['mid', 'new']);
+    expect(store.prune({ endedBefore: '2000-01-01T00:00:00.000Z', deletedBefore: '2000-01-01T00:00:00.000Z', maxBytes: 1 })).toEqual(['mid', 'new']);
     expect(store.loadSessions().map((s) => s.id)).toEqual(['live']);
     await (store as SqliteStore).drained(); // their events go in slices; the space comes back after
     expect(store.sizeBytes()).toBeLessThan(full / 3);
