@@ -19,6 +19,7 @@ import { clientErrorAnswerer, installProblemHandlers, writeRawProblem } from './
 import { registerRoutes } from './http/route.js';
 import { ROUTES } from './http/routes.js';
 import { requestGate } from './http/request-gate.js';
+import { lazyRequestLoggers } from './http/request-logger.js';
 import { ZOD_ONLY_SCHEMAS } from './http/validate.js';
 import { installRequestLog } from './http/request-log.js';
 import { levelEnables, loggerOptions, requestIdOptions } from './logging.js';
@@ -76,6 +77,8 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     // Requests are logged at debug only, one line each (src/http/request-log.ts).
     logController: new LogController({ disableRequestLogging: true }),
     ...requestIdOptions(ids),
+    // req.log is made when a request first logs, not for every request (src/http/request-logger.ts).
+    ...(logging ? { childLoggerFactory: lazyRequestLoggers } : {}),
     bodyLimit: config.bodyLimitBytes,
     // A request must arrive whole in time (408); the answer, an SSE stream say, is not bounded.
     requestTimeout: timeouts.requestTimeout,
