@@ -46,7 +46,8 @@ export function startDaemon(flags, options = {}) {
   };
   const args = ['server', '--port', '0', '--log-level', 'warn', ...flags].map((a) => `'${a}'`).join(' ');
   // ulimit in the shell, then exec: the daemon itself holds the 5,000 reader sockets.
-  return startProcess(`ulimit -n 20000; exec "${process.execPath}" ${process.env.BENCH_DAEMON_FLAGS ?? ''} "${BIN}" ${args} --log-level info`, env, options);
+  // `options.bin`: another build's bin/agentwire.js (the `requests` section's BENCH_BEFORE).
+  return startProcess(`ulimit -n 20000; exec "${process.execPath}" ${process.env.BENCH_DAEMON_FLAGS ?? ''} "${options.bin ?? BIN}" ${args} --log-level info`, env, options);
 }
 
 function startProcess(script, env, options) {

@@ -9,6 +9,8 @@
 //   requests_<route>_rps       requests per second at that concurrency (load generator included)
 //   requests_<route>_bare_cpu_us, requests_<route>_over_bare (median of the rounds' ratios)
 //   requests_<route>_over_health  CPU per request over health's, the same rounds
+// BENCH_BEFORE=<another checkout>/bin/agentwire.js (built) measures that daemon too, in the same
+// rounds, set up the same way: `requests_<route>_before_cpu_us` and `…_before_over_bare`.
 // `messages` is POST /v1/sessions/{id}/messages to the mock, one session per connection, each
 // waiting for its turn to end (on an SSE stream opened before the run): its CPU includes the
 // turn (the mock's lines read, converted, normalized, stamped) and the stream's frames.
@@ -58,15 +60,21 @@ async function recorded(d, path) {
   return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
 }
 
+/** The daemon's sessions: 10 mock sessions, the first holding more than a page of events. */
+async function prepare(d, ids) {
+  for (const id of ids) await session(d, id);
+  await api(d.url, 'POST', `/v1/sessions/${ids[0]}/messages`, { message: 'flood 150' });
+  await untilIdle(d, ids[0]);
+}
+
 export async function requestsSection() {
   const d = await startDaemon(['--persist', 'off']);
+  const before = process.env.BENCH_BEFORE ? await startDaemon(['--persist', 'off'], { bin: process.env.BENCH_BEFORE }) : undefined;
   let bare;
   try {
-    const ids = [];
-    for (let i = 1; i <= SESSIONS; i++) ids.push(await session(d, `req-${i}`));
-    // A page of 100 events: the first session's log holds more than that.
-    await api(d.url, 'POST', `/v1/sessions/${ids[0]}/messages`, { message: 'flood 150' });
-    await untilIdle(d, ids[0]);
+    const ids = Array.from({ length: SESSIONS }, (_, i) => `req-${i + 1}`);
+    await prepare(d, ids);
+    if (before) await prepare(before, ids);
     const page = `/v1/sessions/${ids[0]}/events`;
     const routes = [
       { name: 'health', method: 'GET', path: '/v1/health', status: 200, count: 20_000, connections: 50 },
@@ -89,7 +97,7 @@ export async function requestsSection() {
       for (let i = 0; i < r.connections; i++) {
         const target = { url: server.url + paths[i % paths.length] };
         // The daemon's turns end on its streams; the bare server has no turns to wait for.
-        if (r.turns && server === d) target.sse = `${d.url}/v1/sessions/${ids[i]}/events/sse?offset=${await lastSequence(d, ids[i])}`;
+        if (r.turns && server !== bare) target.sse = `${server.url}/v1/sessions/${ids[i]}/events/sse?offset=${await lastSequence(server, ids[i])}`;
         targets.push(target);
       }
       return { method: r.method, headers: AUTH, ...(r.method === 'POST' ? { body: MESSAGE } : {}), count, targets, status: r.status };
@@ -100,11 +108,13 @@ export async function requestsSection() {
       // A warm-up for both, so that V8 has compiled the hot paths before anything counts.
       await measure(d, await specFor(d, r, Math.round(count / 4)));
       await measure(bare, await specFor(bare, r, Math.round(count / 4)));
+      if (before) await measure(before, await specFor(before, r, Math.round(count / 4)));
       const rounds = [];
       for (let i = 0; i < ROUNDS; i++) {
         const daemon = await measure(d, await specFor(d, r, count));
         const base = await measure(bare, await specFor(bare, r, count));
-        rounds.push({ daemon, base });
+        const old = before ? await measure(before, await specFor(before, r, count)) : undefined;
+        rounds.push({ daemon, base, old });
       }
       results[r.name] = rounds;
       print(`requests_${r.name}_cpu_us`, median(rounds.map((x) => x.daemon.cpu)));
@@ -112,12 +122,17 @@ export async function requestsSection() {
       print(`requests_${r.name}_bare_cpu_us`, median(rounds.map((x) => x.base.cpu)));
       print(`requests_${r.name}_bare_rps`, median(rounds.map((x) => x.base.rps)));
       print(`requests_${r.name}_over_bare`, median(rounds.map((x) => x.daemon.cpu / x.base.cpu)));
+      if (before) {
+        print(`requests_${r.name}_before_cpu_us`, median(rounds.map((x) => x.old.cpu)));
+        print(`requests_${r.name}_before_over_bare`, median(rounds.map((x) => x.old.cpu / x.base.cpu)));
+      }
     }
     // Every route against health: the rounds' medians, all from this run.
     const health = median(results.health.map((x) => x.daemon.cpu));
     for (const r of routes.slice(1)) print(`requests_${r.name}_over_health`, median(results[r.name].map((x) => x.daemon.cpu)) / health);
   } finally {
     await bare?.stop();
+    await before?.stop();
     await d.stop();
   }
 }
