@@ -46,8 +46,9 @@ export function startDaemon(flags, options = {}) {
   };
   const args = ['server', '--port', '0', '--log-level', 'warn', ...flags].map((a) => `'${a}'`).join(' ');
   // ulimit in the shell, then exec: the daemon itself holds the 5,000 reader sockets.
-  // `options.bin`: another build's bin/agentwire.js (the `requests` section's BENCH_BEFORE).
-  return startProcess(`ulimit -n 20000; exec "${process.execPath}" ${process.env.BENCH_DAEMON_FLAGS ?? ''} "${options.bin ?? BIN}" ${args} --log-level info`, env, options);
+  // `options.bin`: another build's bin/agentwire.js (the `requests` section's BENCH_BEFORE); BENCH_BIN
+  // runs every section against another build.
+  return startProcess(`ulimit -n 20000; exec "${process.execPath}" ${process.env.BENCH_DAEMON_FLAGS ?? ''} "${options.bin ?? process.env.BENCH_BIN ?? BIN}" ${args} --log-level info`, env, options);
 }
 
 function startProcess(script, env, options) {
