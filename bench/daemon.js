@@ -6,10 +6,19 @@
 // default in ~/.local/share/agentwire; a bench must never write there, so startDaemon refuses
 // flags without either, and the daemon gets no AGENTWIRE_* variables from the bench's environment.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+// Every daemon the bench starts has a token, as a default daemon does (src/daemon-token.ts), so the
+// auth check is part of what is measured. One per run, in BENCH_TOKEN, which the bench's child
+// processes (readers, load) inherit.
+process.env.BENCH_TOKEN ??= randomBytes(24).toString('base64url');
+export const BENCH_TOKEN = process.env.BENCH_TOKEN;
+/** The header every bench request to a daemon carries. */
+export const AUTH = { authorization: `Bearer ${BENCH_TOKEN}` };
 
 const BIN = fileURLToPath(new URL('../bin/agentwire.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./bare.js', import.meta.url));
@@ -20,7 +29,8 @@ const BARE = fileURLToPath(new URL('./bare.js', import.meta.url));
  * @returns {Promise<{port: number, pid: number, url: string, stop: () => Promise<void>, child: import('node:child_process').ChildProcess}>}
  */
 export function startDaemon(flags, options = {}) {
-  if (options.bare) return startProcess(`exec "${process.execPath}" "${BARE}"`, process.env, {});
+  // `options.answers`: a JSON file of the answers the bare server gives (bench/bare.js).
+  if (options.bare) return startProcess(`exec "${process.execPath}" "${BARE}" ${options.answers ? `'${options.answers}'` : ''}`, process.env, {});
   const persistOff = flags.some((f, i) => f === '--persist' && flags[i + 1] === 'off');
   const dataDir = flags.findIndex((f) => f === '--data-dir');
   if (!persistOff && (dataDir < 0 || !String(flags[dataDir + 1]).startsWith(tmpdir()))) {
@@ -28,13 +38,17 @@ export function startDaemon(flags, options = {}) {
   }
   // V8's compile cache (Node >= 22.1, bin/agentwire.js): one per bench run under the temp dir, not
   // the user's ~/.cache; the run's first start writes it, the others read it, as a user's would.
-  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENTWIRE_'))), NODE_COMPILE_CACHE: compileCacheDir(), ...options.env };
-  // Loopback only, and the bench's requests carry no token: a daemon makes one by default since
-  // the token became the default (src/daemon-token.ts), which answered every bench request 401.
-  const token = flags.includes('--token') || flags.includes('--token-file') ? [] : ['--no-token'];
-  const args = ['server', '--port', '0', '--log-level', 'warn', ...token, ...flags].map((a) => `'${a}'`).join(' ');
+  const env = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENTWIRE_'))),
+    NODE_COMPILE_CACHE: compileCacheDir(),
+    AGENTWIRE_TOKEN: BENCH_TOKEN,
+    ...options.env,
+  };
+  const args = ['server', '--port', '0', '--log-level', 'warn', ...flags].map((a) => `'${a}'`).join(' ');
   // ulimit in the shell, then exec: the daemon itself holds the 5,000 reader sockets.
-  return startProcess(`ulimit -n 20000; exec "${process.execPath}" ${process.env.BENCH_DAEMON_FLAGS ?? ''} "${BIN}" ${args} --log-level info`, env, options);
+  // `options.bin`: another build's bin/agentwire.js (the `requests` section's BENCH_BEFORE); BENCH_BIN
+  // runs every section against another build.
+  return startProcess(`ulimit -n 20000; exec "${process.execPath}" ${process.env.BENCH_DAEMON_FLAGS ?? ''} "${options.bin ?? process.env.BENCH_BIN ?? BIN}" ${args} --log-level info`, env, options);
 }
 
 function startProcess(script, env, options) {
@@ -78,7 +92,7 @@ export function rssMb(pid) {
 export async function api(base, method, path, body) {
   const res = await fetch(base + path, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: body === undefined ? AUTH : { ...AUTH, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();

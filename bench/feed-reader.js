@@ -30,7 +30,7 @@ function count(buf, pattern, from) {
 }
 
 for (const url of urls) {
-  http.get(url, { headers: { accept: 'text/event-stream' }, agent: false }, (res) => {
+  http.get(url, { headers: { accept: 'text/event-stream', ...(process.env.BENCH_TOKEN ? { authorization: `Bearer ${process.env.BENCH_TOKEN}` } : {}) }, agent: false }, (res) => {
     if (++ready === urls.length) process.send({ ready: true });
     let carry = Buffer.alloc(0);
     res.on('data', (chunk) => {

@@ -16,7 +16,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { startPostgres } from '../test/support/postgres.js';
-import { api, startDaemon, tempDataDir } from './daemon.js';
+import { api, BENCH_TOKEN, startDaemon, tempDataDir } from './daemon.js';
 import { print, session, sleep, untilIdle } from './util.js';
 
 const SESSIONS = 4;
@@ -83,7 +83,7 @@ export async function mirrorSection() {
     const history = await eventCount(daemons);
 
     const url = await pg.createDatabase('bench');
-    const targets = daemons.map((d) => ({ id: d.id, baseUrl: d.url }));
+    const targets = daemons.map((d) => ({ id: d.id, baseUrl: d.url, token: BENCH_TOKEN }));
     // The machine is shared: the rate depends on what else runs, the CPU each part used much less.
     // Backends live as long as their connections (the mirror's pool), so they are read before stop.
     const cpuBefore = { mirror: process.cpuUsage(), postgres: postgresSeconds(pg.pid) };

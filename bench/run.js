@@ -10,10 +10,11 @@
 // feed (bench/feed.js).
 import http from 'node:http';
 import module from 'node:module';
-import { api, removeDataDirs, rssMb, startDaemon, tempDataDir } from './daemon.js';
+import { api, AUTH, removeDataDirs, rssMb, startDaemon, tempDataDir } from './daemon.js';
 import { feedSection } from './feed.js';
 import { mirrorSection } from './mirror.js';
 import { persistence } from './persist.js';
+import { requestsSection } from './requests.js';
 import { sessionStart, sharingOnly } from './start.js';
 import { child, lastSequence, pct, print, session, settledRss, sleep, untilIdle } from './util.js';
 
@@ -170,7 +171,7 @@ async function turnLatency(d) {
   for (let i = 0; i < 300; i++) {
     const t = performance.now();
     await new Promise((resolve, reject) => {
-      const req = http.request(`${d.url}/v1/sessions/${id}/messages/stream`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' } }, (res) => {
+      const req = http.request(`${d.url}/v1/sessions/${id}/messages/stream`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json', accept: 'application/x-ndjson' } }, (res) => {
         res.setEncoding('utf8');
         let seen = false;
         res.on('data', () => {
@@ -214,7 +215,7 @@ async function poll(d) {
     const times = [];
     for (let i = 0; i < 7; i++) {
       const t = performance.now();
-      const res = await fetch(`${d.url}/v1/sessions/${id}/events?offset=0${query}`);
+      const res = await fetch(`${d.url}/v1/sessions/${id}/events?offset=0${query}`, { headers: AUTH });
       const body = await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`poll → ${res.status} ${Buffer.from(body).toString().slice(0, 200)}`);
       times.push(performance.now() - t);
@@ -252,6 +253,7 @@ async function main() {
       await d.stop();
     }
   }
+  if (!only || only === 'requests') await requestsSection();
   if (!only || only === 'growth') await memoryGrowth();
   if (!only || only === 'persist') await persistence();
   // `start <agent>…` measures only those agents.

@@ -19,7 +19,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { api, startDaemon } from './daemon.js';
+import { api, AUTH, startDaemon } from './daemon.js';
 import { here, pct, print, sleep } from './util.js';
 
 const ROUNDS = { mock: 10, claude: 6, codex: 6, opencode: 5 };
@@ -41,7 +41,7 @@ function firstTurn(d, id) {
     let first = NaN;
     let unparsed = 0;
     let buffered = '';
-    const req = http.request(`${d.url}/v1/sessions/${id}/messages/stream`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/x-ndjson' } }, (res) => {
+    const req = http.request(`${d.url}/v1/sessions/${id}/messages/stream`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json', accept: 'application/x-ndjson' } }, (res) => {
       res.setEncoding('utf8');
       res.on('data', (chunk) => {
         buffered += chunk;

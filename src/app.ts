@@ -9,11 +9,8 @@ import { createRegistry, type AgentRegistry } from './agents/registry.js';
 import { ConfigError } from './config-error.js';
 import { Config, warmSizes } from './config.js';
 import { ApiError } from './errors.js';
-import { authOf, installAuth } from './http/auth.js';
 import { boundConnections, receiveTimeouts } from './http/connections.js';
 import { installCors } from './http/cors.js';
-import { installHostCheck } from './http/host.js';
-import { installOriginCheck } from './http/origin.js';
 import { inspectorRoutes } from './http/inspector.js';
 import { installJsonParser } from './http/json-body.js';
 import { installMetricsHooks } from './http/metrics.js';
@@ -21,7 +18,9 @@ import { answerConnect, recordRoutes, RouteTable } from './http/methods.js';
 import { clientErrorAnswerer, installProblemHandlers, writeRawProblem } from './http/problems.js';
 import { registerRoutes } from './http/route.js';
 import { ROUTES } from './http/routes.js';
-import { refuseUndeclaredQueries, ZOD_ONLY_SCHEMAS } from './http/validate.js';
+import { requestGate } from './http/request-gate.js';
+import { lazyRequestLoggers } from './http/request-logger.js';
+import { ZOD_ONLY_SCHEMAS } from './http/validate.js';
 import { installRequestLog } from './http/request-log.js';
 import { levelEnables, loggerOptions, requestIdOptions } from './logging.js';
 import { Metrics } from './metrics/registry.js';
@@ -78,6 +77,8 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     // Requests are logged at debug only, one line each (src/http/request-log.ts).
     logController: new LogController({ disableRequestLogging: true }),
     ...requestIdOptions(ids),
+    // req.log is made when a request first logs, not for every request (src/http/request-logger.ts).
+    ...(logging ? { childLoggerFactory: lazyRequestLoggers } : {}),
     bodyLimit: config.bodyLimitBytes,
     // A request must arrive whole in time (408); the answer, an SSE stream say, is not bounded.
     requestTimeout: timeouts.requestTimeout,
@@ -167,35 +168,29 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   // At debug, the request log's hook comes before everything, so that refused requests are logged
   // too; it only waits for the answer (src/http/request-log.ts). At info it is not there at all.
   if (logging && levelEnables(config.logLevel, 'debug')) installRequestLog(app);
-  // The Host check comes first: a request for a name that is not ours runs nothing else. Then the
-  // Origin check: a request a page on another origin sent runs nothing else either, its CORS
-  // preflight included.
-  installHostCheck(app, config.host, config.allowedHosts);
-  installOriginCheck(app, config.corsOrigins);
+  // The request gate: the Host check first (a request for a name that is not ours runs nothing
+  // else), then the Origin check (nor does one a page on another origin sent, its CORS preflight
+  // included), then the token, the request id, draining and the query string, in one hook
+  // (src/http/request-gate.ts). With CORS configured, its hook goes between the Origin check and
+  // the token: preflights end there, and refusals still carry its headers.
+  let draining = false;
+  const gate = requestGate({
+    listenHost: config.host,
+    allowedHosts: config.allowedHosts,
+    corsOrigins: config.corsOrigins,
+    token: config.token,
+    isDraining: () => draining,
+    storeFailure: () => store.failure,
+  });
+  const cors = config.corsOrigins.length > 0;
+  app.addHook('onRequest', cors ? gate.front : gate.all);
   recordRoutes(app, routes);
   app.server.on('connect', answerConnect(routes, writeRawProblem));
   installProblemHandlers(app, routes);
   await installCors(app, config);
-  installAuth(app, config.token);
-  app.addHook('onRequest', async (req, reply) => {
-    reply.header('x-request-id', req.id);
-  });
-
+  if (cors) app.addHook('onRequest', gate.back);
   installJsonParser(app);
-  refuseUndeclaredQueries(app);
 
-  let draining = false;
-  app.addHook('onRequest', async (req) => {
-    // Open routes (health) answer while draining: a load balancer reads "draining" there.
-    if (draining && authOf(req) !== 'open') {
-      throw new ApiError('shutting_down', 'The daemon is shutting down; retry against its replacement.');
-    }
-    // A store that cannot take writes (full disk, read-only data dir): reads still work, new work
-    // would produce events nobody could keep.
-    if (store.failure && !SAFE_METHODS.has(req.method)) {
-      throw new ApiError('store_unavailable', `The event store cannot take writes (${store.failure.code}: ${store.failure.message}) since ${store.failure.since}; free space in the data dir, the daemon recovers by itself.`);
-    }
-  });
   registerRoutes(app, ROUTES, { sessions, agents, offerings, config, metrics, isDraining: () => draining, startedAt: Date.now() });
   installMetricsHooks(app, metrics);
   inspectorRoutes(app, { dir: deps.webDir, tokenRequired: config.token !== undefined });
@@ -212,5 +207,3 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   app.addHook('onReady', async () => sessions.fillWarmPool());
   return { app, sessions, config, agents, store, routes };
 }
-
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

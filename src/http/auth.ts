@@ -1,9 +1,9 @@
 // Bearer-token auth (every daemon has a token unless --no-token: src/daemon-token.ts). Each route declares its auth class (route.ts; the inspector's static
-// files in inspector.ts), registered as its `config.auth`, so this hook reads it instead of
+// files in inspector.ts), registered as its `config.auth`, so the check reads it instead of
 // matching paths; a request no route took, or a route that declares none, needs the token.
-// CORS preflights are answered by the CORS plugin before this hook runs.
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// CORS preflights are answered by the CORS plugin before the request gate (request-gate.ts) asks.
+import { hash, timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 
 // RFC 6750 §3: a 401 names the scheme it wants, and says whether the token presented was wrong.
@@ -33,22 +33,23 @@ export function authOf(req: FastifyRequest): RouteAuth {
   return req.routeOptions.config.auth ?? 'bearer';
 }
 
-export function installAuth(app: FastifyInstance, token: string | undefined): void {
-  if (!token) return;
+/** The check, built once: `(req, auth) => refusal or undefined`; none for a daemon without a token. */
+export function authCheck(token: string | undefined): ((req: FastifyRequest, auth: RouteAuth) => ApiError | undefined) | undefined {
+  if (!token) return undefined;
   const expected = digest(token);
-  app.addHook('onRequest', async (req) => {
-    const auth = authOf(req);
-    if (auth === 'open' || auth === 'public') return;
-    if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) return; // a preflight
+  return (req, auth) => {
+    if (auth === 'open' || auth === 'public') return undefined;
+    if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) return undefined; // a preflight
     const presented = presentedToken(req, auth === 'bearer-or-query-token');
     // Hashing first gives equal-length buffers, so the comparison time says nothing about the token.
     if (presented === undefined) {
-      throw new ApiError('unauthorized', 'This daemon needs Authorization: Bearer <token>.', {}, { 'www-authenticate': `Bearer realm="${REALM}"` });
+      return new ApiError('unauthorized', 'This daemon needs Authorization: Bearer <token>.', {}, { 'www-authenticate': `Bearer realm="${REALM}"` });
     }
     if (!timingSafeEqual(digest(presented), expected)) {
-      throw new ApiError('unauthorized', 'The bearer token is not valid.', {}, { 'www-authenticate': `Bearer realm="${REALM}", error="invalid_token"` });
+      return new ApiError('unauthorized', 'The bearer token is not valid.', {}, { 'www-authenticate': `Bearer realm="${REALM}", error="invalid_token"` });
     }
-  });
+    return undefined;
+  };
 }
 
 function presentedToken(req: FastifyRequest, queryToken: boolean): string | undefined {
@@ -64,6 +65,7 @@ function presentedToken(req: FastifyRequest, queryToken: boolean): string | unde
   return undefined;
 }
 
+// crypto.hash, one call into the native side, not a Hash object per request (Node >= 20.12).
 function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
+  return hash('sha256', value, 'buffer');
 }

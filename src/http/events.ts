@@ -6,6 +6,7 @@ import { EventsQuery, EventsResponse, SseQuery } from '../schema/api.js';
 import { json, sseStream } from '../schema/openapi-responses.js';
 import type { Session } from '../sessions/session.js';
 import { z } from '../schema/zod.js';
+import { pollPage } from './frames.js';
 import { LogStream, SSE_HEADERS } from './log-stream.js';
 import { route, SESSION_ERRORS, SessionPath } from './route.js';
 import { wantsRaw } from './validate.js';
@@ -33,10 +34,9 @@ const getEvents = route({
     const q = input.query;
     const after = q.offset ?? 0;
     const limit = q.limit ?? DEFAULT_POLL_LIMIT;
-    const events = session.log.readJson(after, limit, wantsRaw(q));
-    const hasMore = after + events.length < session.log.lastSequence;
-    // Events are stored serialized; the page is assembled, not re-stringified.
-    return input.reply.type('application/json; charset=utf-8').send(`{"events":[${events.join(',')}],"hasMore":${hasMore}}`);
+    session.log.assertAvailable(after);
+    // Events are stored serialized; the page is assembled from their bytes, never decoded.
+    return input.reply.type('application/json; charset=utf-8').send(pollPage(session.log, after, limit, wantsRaw(q)));
   },
 });
 

@@ -56,3 +56,28 @@ function writeDigits(target: Buffer, at: number, n: number): number {
   }
   return end;
 }
+
+const PAGE_OPEN = Buffer.from('{"events":[');
+const PAGE_MORE = Buffer.from('],"hasMore":true}');
+const PAGE_END = Buffer.from('],"hasMore":false}');
+const COMMA = 0x2c;
+
+/**
+ * A poll's page, `{"events":[…],"hasMore":…}`, as one buffer of the events' stored bytes: events
+ * after `after`, at most `limit`. The caller has checked `after` is a cursor into the log.
+ */
+export function pollPage(log: EventLog, after: number, limit: number, includeRaw: boolean): Buffer {
+  const last = log.lastSequence;
+  const to = Math.min(last, after + limit);
+  const close = to < last ? PAGE_MORE : PAGE_END;
+  let size = PAGE_OPEN.length + close.length + Math.max(0, to - after - 1);
+  for (let sequence = after + 1; sequence <= to; sequence++) size += log.jsonSize(sequence, includeRaw);
+  const page = Buffer.allocUnsafe(size);
+  let at = PAGE_OPEN.copy(page, 0);
+  for (let sequence = after + 1; sequence <= to; sequence++) {
+    if (sequence > after + 1) page[at++] = COMMA;
+    at = log.copyJson(sequence, includeRaw, page, at);
+  }
+  close.copy(page, at);
+  return page;
+}

@@ -2,7 +2,8 @@
 // http://attacker.example:2468 whose name the attacker re-points at 127.0.0.1 is same-origin with
 // the daemon as far as the browser is concerned, so CORS never stops it; only the Host header it
 // must send ("attacker.example:2468") tells that request from a real client. The check is the
-// first onRequest hook, so a refused request runs nothing else: no CORS, no auth, no route.
+// first thing the request gate (request-gate.ts) does, so a refused request runs nothing else: no
+// CORS, no auth, no route.
 //
 // Accepted: loopback names (localhost, *.localhost, 127.0.0.0/8, [::1]), the --host the daemon
 // listens on, and every --allowed-host (exact, or *.suffix for subdomains; * accepts anything).
@@ -11,7 +12,6 @@
 // Host cannot be rebound (the browser's origin is then the address itself). The port is ignored:
 // rebinding changes the name, not the port, and a proxy or port mapping changes the port honestly.
 import { isIP } from 'node:net';
-import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
 
 export interface HostPolicy {
@@ -60,31 +60,43 @@ export function hostAllowed(name: string, policy: HostPolicy): boolean {
   return policy.allowed.some((pattern) => pattern === '*' || pattern === name || (pattern.startsWith('*.') && name.endsWith(pattern.slice(1))));
 }
 
-/** The Host header values as sent: Node keeps only the first of several, which hides smuggling. */
-function hostHeaders(rawHeaders: string[]): string[] {
-  const values: string[] = [];
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]!.toLowerCase() === 'host') values.push(rawHeaders[i + 1]!);
-  }
-  return values;
-}
+/** How many accepted Host values are remembered: a client sends one or two; the bound keeps a
+ *  stream of made-up names from growing the set (they are then checked in full each time). */
+const REMEMBERED_HOSTS = 64;
 
-/** Installs the check. Call it before any other onRequest hook (CORS, auth) is added. */
-export function installHostCheck(app: FastifyInstance, listenHost: string, allowedHosts: readonly string[]): void {
+/**
+ * The check, built once from the configuration: `(rawHeaders) => refusal or undefined`. It reads
+ * the raw headers once, since Node keeps only the first of several Host headers, which would hide
+ * smuggling. A Host value once accepted is remembered, so a client's every request after its
+ * first costs one scan of the raw headers and one set lookup, not a URL parse.
+ */
+export function hostCheck(listenHost: string, allowedHosts: readonly string[]): (rawHeaders: string[]) => ApiError | undefined {
   const policy: HostPolicy = { listen: canonicalHost(listenHost), allowed: allowedHosts.map(canonicalHost) };
-  app.addHook('onRequest', async (req) => {
-    const values = hostHeaders(req.raw.rawHeaders);
-    if (values.length !== 1) {
-      throw new ApiError('invalid_request', values.length === 0 ? 'The request has no Host header; send exactly one.' : `The request has ${values.length} Host headers; send exactly one.`);
+  const accepted = new Set<string>();
+  return (rawHeaders) => {
+    let value: string | undefined;
+    let count = 0;
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      const name = rawHeaders[i]!;
+      if (name.length === 4 && name.toLowerCase() === 'host') {
+        value = rawHeaders[i + 1]!;
+        count++;
+      }
     }
-    const name = hostName(values[0]!);
-    if (name === undefined) throw new ApiError('invalid_request', 'The Host header is not a host name or IP address with an optional port.');
+    if (count === 1 && accepted.has(value!)) return undefined;
+    if (count !== 1) {
+      return new ApiError('invalid_request', count === 0 ? 'The request has no Host header; send exactly one.' : `The request has ${count} Host headers; send exactly one.`);
+    }
+    const name = hostName(value!);
+    if (name === undefined) return new ApiError('invalid_request', 'The Host header is not a host name or IP address with an optional port.');
     if (!hostAllowed(name, policy)) {
-      throw new ApiError(
+      return new ApiError(
         'host_not_allowed',
         `This daemon does not answer to the host '${name}' (DNS rebinding protection). If that name is yours, start it with --allowed-host ${name}; see docs/security.md.`,
         { host: name },
       );
     }
-  });
+    if (accepted.size < REMEMBERED_HOSTS) accepted.add(value!);
+    return undefined;
+  };
 }

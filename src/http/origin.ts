@@ -14,9 +14,9 @@
 // page) to a public page (auth class `public`, auth.ts: `/`, `/ui/…`, `/docs`), which is a GET that
 // serves the same static files to everyone. The reasons are in docs/security.md.
 //
-// It is the second onRequest hook, right after the Host check: a refused request runs no CORS
-// (a refused origin's preflight is refused too), no auth, no body parsing, no route.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// The request gate (request-gate.ts) runs it right after the Host check: a refused request runs no
+// CORS (a refused origin's preflight is refused too), no auth, no body parsing, no route.
+import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 
 /**
@@ -72,20 +72,20 @@ function refusedSite(site: string): ApiError {
   );
 }
 
-/** Installs the check. Call it right after installHostCheck, before CORS and auth. */
-export function installOriginCheck(app: FastifyInstance, corsOrigins: readonly string[]): void {
-  if (corsOrigins.includes('*')) return;
+/** The check, built once: `(req) => refusal or undefined`; none with `--cors-origin '*'`. */
+export function originCheck(corsOrigins: readonly string[]): ((req: FastifyRequest) => ApiError | undefined) | undefined {
+  if (corsOrigins.includes('*')) return undefined;
   const allowed: ReadonlySet<string> = new Set(corsOrigins);
-  app.addHook('onRequest', async (req) => {
+  return (req) => {
     // Two property reads and nothing else for a request from curl, a backend or the Node client.
     const origin = req.headers.origin;
     if (origin !== undefined) {
-      if (allowed.has(origin) || isOwnOrigin(origin, req.headers.host)) return;
-      throw refusedOrigin(origin);
+      if (allowed.has(origin) || isOwnOrigin(origin, req.headers.host)) return undefined;
+      return refusedOrigin(origin);
     }
     // Node joins a repeated header into one string (only Set-Cookie is ever an array).
     const site = req.headers['sec-fetch-site'] as string | undefined;
-    if (site === undefined || sameOriginSite(site) || publicNavigation(req)) return;
-    throw refusedSite(site);
-  });
+    if (site === undefined || sameOriginSite(site) || publicNavigation(req)) return undefined;
+    return refusedSite(site);
+  };
 }

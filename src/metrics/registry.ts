@@ -9,6 +9,7 @@
 // patterns), never from user input, so the number of series stays bounded.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SessionStatus } from '../schema/api.js';
+import { HttpRequestCounts, type RouteAnswers } from './http-requests.js';
 import { EventObserver } from './observe-events.js';
 import { agentProcessMetrics, processRegistry } from './process-metrics.js';
 
@@ -41,7 +42,7 @@ export class Metrics {
   readonly registry = new Registry();
   /** Session.apply's observer (SessionDeps.onEvent). */
   readonly events: EventObserver;
-  private readonly http: Counter<'method' | 'route' | 'status'>;
+  private readonly http = new HttpRequestCounts();
   private readonly subscribers: Gauge<'format'>;
   private readonly dropped: Counter<'reason'>;
   private readonly installs: Counter<'agent' | 'outcome'>;
@@ -111,7 +112,9 @@ export class Metrics {
       options.now,
     );
 
-    this.http = counter('agentwire_http_requests_total', 'HTTP requests answered, by method, route pattern and status code', ['method', 'route', 'status'] as const);
+    const httpTotal: Counter<'method' | 'route' | 'status'> = counter('agentwire_http_requests_total', 'HTTP requests answered, by method, route pattern and status code', ['method', 'route', 'status'] as const, () =>
+      this.http.publish(httpTotal),
+    );
     this.subscribers = new Gauge({ name: 'agentwire_stream_subscribers', help: 'Open SSE and NDJSON event streams, by format', labelNames: ['format'] as const, registers });
     this.subscribers.set({ format: 'sse' }, 0);
     this.subscribers.set({ format: 'ndjson' }, 0);
@@ -130,9 +133,10 @@ export class Metrics {
     this.processes = agentProcessMetrics(this.registry);
   }
 
-  /** `route` is the matched route pattern (bounded), never the raw URL; `aborted`: the client left first. */
-  httpResponse(method: string, route: string, status: number | 'aborted'): void {
-    this.http.inc({ method, route, status: String(status) });
+  /** The answers of one route, counted by the caller as they happen: `route` is the matched route
+   *  pattern (bounded), never the raw URL. See http-requests.ts. */
+  httpRoute(route: string): RouteAnswers {
+    return this.http.table(route);
   }
 
   subscriberOpened(format: 'sse' | 'ndjson'): void {
