@@ -51,6 +51,9 @@ export interface Watched {
   problems: string[];
   /** Problems the test announced (allow) and that then happened. */
   expected: string[];
+  /** Every request the page made, as "METHOD /path", from before it loaded (a listener added after
+   *  `open` would miss the page's first requests). */
+  requests: string[];
   /** Problems matching this are expected from now on (until the test ends). */
   allow(pattern: RegExp): void;
   /** Fails the test on any problem that was not allowed. */
@@ -65,6 +68,8 @@ export async function openPage(browser: Browser, url: string): Promise<Watched> 
   const problems: string[] = [];
   const expected: string[] = [];
   const allowed: RegExp[] = [];
+  const requests: string[] = [];
+  page.on('request', (r) => requests.push(`${r.method()} ${new URL(r.url()).pathname}`));
   const record = (line: string) => (allowed.some((p) => p.test(line)) ? expected : problems).push(line);
   page.on('console', (m) => {
     if (m.type() === 'error') record(`console: ${m.text()}`);
@@ -85,6 +90,7 @@ export async function openPage(browser: Browser, url: string): Promise<Watched> 
     context,
     problems,
     expected,
+    requests,
     allow: (pattern) => allowed.push(pattern),
     check: () => expect(problems, problems.join('\n')).toEqual([]),
   };

@@ -9,9 +9,8 @@ import { call } from './daemon-process.js';
 export function liveListTests(ctx: BrowserTestContext): void {
   describe('the inspector follows the feed', { timeout: 90_000 }, () => {
     it('shows sessions made elsewhere appear, run and disappear, without polling', async () => {
-      const { page } = await ctx.open();
-      const asked: string[] = [];
-      page.on('request', (r) => asked.push(`${r.method()} ${new URL(r.url()).pathname}`));
+      // Every request from before the page loaded: its first list, health and feed head included.
+      const { page, requests: asked } = await ctx.open();
       const list = page.getByRole('region', { name: 'Sessions' });
       await list.getByText(/None yet\.|·/).first().waitFor();
       const link = () => list.getByRole('link', { name: /feed-live/ });
