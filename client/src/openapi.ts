@@ -104,7 +104,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a message; starts a turn */
+        /**
+         * Send a message; starts a turn, or with `delivery` is queued, steered or starts after an interrupt
+         * @description Without `delivery`, 204 once the turn is dispatched and 409 turn_in_progress while one runs. With `delivery` (queue, steer, interrupt), 202 saying what became of it.
+         */
         post: operations["postMessage"];
         delete?: never;
         options?: never;
@@ -149,6 +152,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Branch a session: a new session with its own agent and a copy of the conversation up to a turn
+         * @description The new session's log starts with the parent's events up to the branch point, then `session.forked`. Agents say in their capabilities whether they fork at the end (`fork`) and at an earlier turn (`forkAtTurn`); anything else is 409 fork_unsupported.
+         */
+        post: operations["forkSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/terminate": {
         parameters: {
             query?: never;
@@ -161,6 +184,40 @@ export interface paths {
         /** Kill the agent; emits session.ended */
         post: operations["terminateSession"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The messages waiting to start as the session's next turns, in order */
+        get: operations["listQueue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/queue/{message_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Take a message out of the queue before it starts (message.dequeued, reason cancelled) */
+        delete: operations["cancelQueuedMessage"];
         options?: never;
         head?: never;
         patch?: never;
@@ -360,7 +417,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        UniversalEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["SessionEndedEvent"] | components["schemas"]["TurnStartedEvent"] | components["schemas"]["TurnEndedEvent"] | components["schemas"]["ItemStartedEvent"] | components["schemas"]["ItemDeltaEvent"] | components["schemas"]["ItemCompletedEvent"] | components["schemas"]["PermissionRequestedEvent"] | components["schemas"]["PermissionResolvedEvent"] | components["schemas"]["QuestionRequestedEvent"] | components["schemas"]["QuestionResolvedEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["AgentUnparsedEvent"];
+        UniversalEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["SessionEndedEvent"] | components["schemas"]["TurnStartedEvent"] | components["schemas"]["TurnEndedEvent"] | components["schemas"]["ItemStartedEvent"] | components["schemas"]["ItemDeltaEvent"] | components["schemas"]["ItemCompletedEvent"] | components["schemas"]["PermissionRequestedEvent"] | components["schemas"]["PermissionResolvedEvent"] | components["schemas"]["QuestionRequestedEvent"] | components["schemas"]["QuestionResolvedEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["AgentUnparsedEvent"] | components["schemas"]["MessageQueuedEvent"] | components["schemas"]["MessageDequeuedEvent"] | components["schemas"]["MessageSteeredEvent"] | components["schemas"]["SessionForkedEvent"];
         SessionStartedEvent: {
             /** @example evt_3k9x0q2m7c1v8b4n */
             event_id: string;
@@ -463,6 +520,8 @@ export interface components {
         };
         TurnStartedData: {
             turn_id?: string;
+            /** @description The message this turn runs, when it was sent with a delivery (message.queued names it) */
+            message_id?: string;
             metadata?: {
                 [key: string]: unknown;
             };
@@ -880,6 +939,148 @@ export interface components {
             location: string;
             raw_hash?: string;
         };
+        MessageQueuedEvent: {
+            /** @example evt_3k9x0q2m7c1v8b4n */
+            event_id: string;
+            /** @description Dense per-session sequence: 1, 2, 3 … */
+            sequence: number;
+            /**
+             * @description RFC 3339 timestamp
+             * @example 2026-01-27T19:10:11.123Z
+             */
+            time: string;
+            session_id: string;
+            native_session_id: string | null;
+            /** @enum {string} */
+            source: "agent" | "daemon";
+            synthetic: boolean;
+            /** @description The native payload when include_raw=true; null otherwise */
+            raw: {
+                [key: string]: unknown;
+            } | unknown[] | string | number | boolean | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message.queued";
+            data: components["schemas"]["MessageQueuedData"];
+        };
+        MessageQueuedData: {
+            message_id: string;
+            message: string;
+            attachments?: {
+                path: string;
+                mime?: string;
+                filename?: string;
+            }[];
+            /** @enum {string} */
+            delivery: "queue" | "interrupt";
+            position: number;
+        };
+        MessageDequeuedEvent: {
+            /** @example evt_3k9x0q2m7c1v8b4n */
+            event_id: string;
+            /** @description Dense per-session sequence: 1, 2, 3 … */
+            sequence: number;
+            /**
+             * @description RFC 3339 timestamp
+             * @example 2026-01-27T19:10:11.123Z
+             */
+            time: string;
+            session_id: string;
+            native_session_id: string | null;
+            /** @enum {string} */
+            source: "agent" | "daemon";
+            synthetic: boolean;
+            /** @description The native payload when include_raw=true; null otherwise */
+            raw: {
+                [key: string]: unknown;
+            } | unknown[] | string | number | boolean | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message.dequeued";
+            data: components["schemas"]["MessageDequeuedData"];
+        };
+        MessageDequeuedData: {
+            message_id: string;
+            /**
+             * @description started: its turn.started follows; cancelled: DELETE …/queue/{messageId}; session_ended: the session ended first
+             * @enum {string}
+             */
+            reason: "started" | "cancelled" | "session_ended";
+        };
+        MessageSteeredEvent: {
+            /** @example evt_3k9x0q2m7c1v8b4n */
+            event_id: string;
+            /** @description Dense per-session sequence: 1, 2, 3 … */
+            sequence: number;
+            /**
+             * @description RFC 3339 timestamp
+             * @example 2026-01-27T19:10:11.123Z
+             */
+            time: string;
+            session_id: string;
+            native_session_id: string | null;
+            /** @enum {string} */
+            source: "agent" | "daemon";
+            synthetic: boolean;
+            /** @description The native payload when include_raw=true; null otherwise */
+            raw: {
+                [key: string]: unknown;
+            } | unknown[] | string | number | boolean | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message.steered";
+            data: components["schemas"]["MessageSteeredData"];
+        };
+        MessageSteeredData: {
+            message_id: string;
+            turn_id: string;
+            message: string;
+            attachments?: {
+                path: string;
+                mime?: string;
+                filename?: string;
+            }[];
+        };
+        SessionForkedEvent: {
+            /** @example evt_3k9x0q2m7c1v8b4n */
+            event_id: string;
+            /** @description Dense per-session sequence: 1, 2, 3 … */
+            sequence: number;
+            /**
+             * @description RFC 3339 timestamp
+             * @example 2026-01-27T19:10:11.123Z
+             */
+            time: string;
+            session_id: string;
+            native_session_id: string | null;
+            /** @enum {string} */
+            source: "agent" | "daemon";
+            synthetic: boolean;
+            /** @description The native payload when include_raw=true; null otherwise */
+            raw: {
+                [key: string]: unknown;
+            } | unknown[] | string | number | boolean | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.forked";
+            data: components["schemas"]["SessionForkedData"];
+        };
+        SessionForkedData: {
+            forked_from: {
+                session_id: string;
+                sequence: number;
+            };
+            /** @description The parent's turn the fork branched after (null: before any turn) */
+            at_turn: string | null;
+        };
         HealthResponse: {
             /**
              * @description 'draining' (with a 503) while the daemon shuts down
@@ -900,7 +1101,7 @@ export interface components {
              * @description Stable; the catalogue is in docs/http-api.md
              * @enum {string}
              */
-            code: "invalid_request" | "malformed_json" | "invalid_cwd" | "offset_ahead" | "unauthorized" | "origin_not_allowed" | "not_found" | "method_not_allowed" | "session_not_found" | "permission_not_found" | "question_not_found" | "session_exists" | "turn_in_progress" | "session_ended" | "permission_already_resolved" | "question_already_resolved" | "no_turn_running" | "request_timeout" | "events_evicted" | "body_too_large" | "headers_too_large" | "unsupported_media_type" | "host_not_allowed" | "too_many_sessions" | "too_many_subscribers" | "internal_error" | "agent_not_available" | "agent_start_failed" | "agent_io_failed" | "agent_install_failed" | "shutting_down" | "too_many_connections" | "store_unavailable";
+            code: "invalid_request" | "malformed_json" | "invalid_cwd" | "offset_ahead" | "invalid_fork_point" | "unauthorized" | "origin_not_allowed" | "not_found" | "method_not_allowed" | "session_not_found" | "permission_not_found" | "question_not_found" | "queued_message_not_found" | "session_exists" | "turn_in_progress" | "session_ended" | "permission_already_resolved" | "question_already_resolved" | "no_turn_running" | "steer_unsupported" | "fork_unsupported" | "request_timeout" | "events_evicted" | "body_too_large" | "headers_too_large" | "unsupported_media_type" | "host_not_allowed" | "too_many_sessions" | "too_many_subscribers" | "queue_full" | "internal_error" | "agent_not_available" | "agent_start_failed" | "agent_io_failed" | "agent_install_failed" | "shutting_down" | "too_many_connections" | "store_unavailable";
         } & {
             [key: string]: unknown;
         };
@@ -966,20 +1167,75 @@ export interface components {
             /** @enum {string} */
             permissionPolicy: "ask" | "allow" | "deny";
             hitlTimeoutMs: number;
+            forkedFrom?: components["schemas"]["ForkedFrom"];
+            /** @description Messages waiting in its queue (GET …/queue) */
+            queued: number;
         };
         /** @enum {string} */
         SessionStatus: "idle" | "running" | "waiting" | "ended";
+        /** @description Set on a fork (POST …/fork): the parent and the last of its events the fork copied */
+        ForkedFrom: {
+            sessionId: string;
+            /** @description The parent's last event the fork copied */
+            sequence: number;
+        };
         SessionList: {
             sessions: components["schemas"]["SessionInfo"][];
         };
+        MessageAccepted: {
+            /**
+             * @description The message id its events name (message.queued, turn.started, message.steered)
+             * @example msg_q1x2
+             */
+            messageId: string;
+            delivery: components["schemas"]["Delivery"];
+            /**
+             * @description started: no turn was running, so it started one now; queued: it waits in the queue (an interrupt was sent for delivery interrupt); steered: the running turn has it
+             * @enum {string}
+             */
+            status: "started" | "queued" | "steered";
+            /** @description With status queued: its place in the queue, 0 first */
+            position?: number;
+        };
+        /**
+         * @description What to do with a message while a turn runs: queue it as the next turn, give it to the running turn (agents with capability steer), or interrupt the running turn and start it next. Absent: 409 turn_in_progress while a turn runs.
+         * @enum {string}
+         */
+        Delivery: "queue" | "steer" | "interrupt";
         MessageRequest: {
             message: string;
             attachments?: components["schemas"]["Attachment"][];
+            delivery?: components["schemas"]["Delivery"];
         };
         Attachment: {
             path: string;
             mime?: string;
             filename?: string;
+        };
+        ForkRequest: {
+            /**
+             * @description The new session's id; the daemon picks one when absent
+             * @example my-session
+             */
+            id?: string;
+            /** @description The sequence of a turn.ended event of the parent: branch after that turn. Absent: after the parent's last turn */
+            at?: number;
+        };
+        QueueList: {
+            /** @description In the order they will start */
+            messages: components["schemas"]["QueuedMessage"][];
+        };
+        QueuedMessage: {
+            messageId: string;
+            message: string;
+            attachments?: {
+                path: string;
+                mime?: string;
+                filename?: string;
+            }[];
+            /** @enum {string} */
+            delivery: "queue" | "interrupt";
+            queuedAt: string;
         };
         EventsResponse: {
             events: components["schemas"]["UniversalEvent"][];
@@ -1074,6 +1330,12 @@ export interface components {
             nativeTurnStart: boolean;
             /** @description The agent reports permission/question resolutions (otherwise the daemon does) */
             nativeHitlResolution: boolean;
+            /** @description A message sent with delivery steer goes into the running turn (otherwise 409 steer_unsupported) */
+            steer: boolean;
+            /** @description POST …/fork at the end of the conversation (after its last turn) */
+            fork: boolean;
+            /** @description POST …/fork with `at` naming an earlier turn */
+            forkAtTurn: boolean;
         } | null;
         /**
          * @description null when not installed, or for an agent bundled with the daemon (mock)
@@ -1906,6 +2168,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Message taken with its delivery */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageAccepted"];
+                };
+            };
             /** @description Turn dispatched */
             204: {
                 headers: {
@@ -1951,7 +2222,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `turn_in_progress`: A turn is already running; `session_ended`: Session has ended */
+            /** @description `turn_in_progress`: A turn is already running; `steer_unsupported`: The agent cannot take a message into a running turn; `session_ended`: Session has ended */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1980,6 +2251,15 @@ export interface operations {
             };
             /** @description `host_not_allowed`: Host not allowed */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `queue_full`: Message queue full */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2279,6 +2559,160 @@ export interface operations {
             };
         };
     };
+    forkSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForkRequest"];
+            };
+        };
+        responses: {
+            /** @description The new session */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionInfo"];
+                };
+            };
+            /** @description `malformed_json`: Malformed JSON body; `invalid_fork_point`: Not a point the session can be forked at; `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="agentwire"`, with `error="invalid_token"` when a token was sent but is wrong (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `session_not_found`: Session not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `fork_unsupported`: The agent cannot fork there; `turn_in_progress`: A turn is already running; `session_exists`: Session already exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `events_evicted`: Events no longer available */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `host_not_allowed`: Host not allowed */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_sessions`: Session limit reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `agent_start_failed`: Agent failed to start */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `shutting_down`: Daemon is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store_unavailable`: Event store cannot take writes */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     terminateSession: {
         parameters: {
             query?: never;
@@ -2327,6 +2761,188 @@ export interface operations {
                 };
             };
             /** @description `session_not_found`: Session not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `host_not_allowed`: Host not allowed */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `shutting_down`: Daemon is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store_unavailable`: Event store cannot take writes */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued messages */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueList"];
+                };
+            };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="agentwire"`, with `error="invalid_token"` when a token was sent but is wrong (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `session_not_found`: Session not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `host_not_allowed`: Host not allowed */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `shutting_down`: Daemon is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelQueuedMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="agentwire"`, with `error="invalid_token"` when a token was sent but is wrong (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `session_not_found`: Session not found; `queued_message_not_found`: No such message in the queue */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -13,6 +13,7 @@ import type {
   StderrOutput,
   TurnEndedData,
   TurnStartedData,
+  UniversalEvent,
   UniversalItem,
 } from '../schema/events.js';
 import type { AgentId, Capabilities } from '../schema/agents.js';
@@ -69,6 +70,23 @@ export interface StartOptions {
   mcp?: Record<string, Record<string, unknown>> | undefined;
   /** The session's logger; drivers log the agent's stderr lines at debug. */
   logger: Pick<FastifyBaseLogger, 'debug' | 'info' | 'warn'>;
+  /** Start as a fork of another native session instead (POST …/fork); nativeSessionId is then unset. */
+  fork?: ForkOptions | undefined;
+}
+
+/**
+ * What a driver forks from (docs/queue-steer-fork.md). The new native session must hold the
+ * parent's conversation up to the end of its turn number `turns` (of `parentTurns` the parent had
+ * completed): all of it when they are equal (capability fork), else only the first `turns`
+ * (capability forkAtTurn). `point` is what the driver's forkPoint worked out from the parent's
+ * events, when it has one. Stored with the fork, so a fork restarted before its agent named its
+ * own native session forks again.
+ */
+export interface ForkOptions {
+  nativeSessionId: string;
+  turns: number;
+  parentTurns: number;
+  point?: string | undefined;
 }
 
 /** What a warm spare is started with, and what of a create the warm pool compares with it
@@ -104,6 +122,8 @@ export interface AgentHandle {
   /** `answers` null means the question was rejected. */
   replyQuestion(questionId: string, answers: string[][] | null): Promise<void>;
   interrupt(): Promise<void>;
+  /** Gives a message to the running turn (capability steer); absent when the agent cannot. */
+  steer?(input: TurnInput): Promise<void>;
   /** Kill the process group and resolve once it has been reaped. */
   terminate(): Promise<void>;
 }
@@ -147,4 +167,10 @@ export interface AgentDriver {
    *  serve a session that asks for `wanted`; what is fixed at spawn differs per agent. Absent: the
    *  agent keeps no spares (--warm refuses it). */
   spareServes?(spare: SpareOptions, wanted: SpareOptions): boolean;
+  /**
+   * A fork needs something native the daemon cannot know (a message id at the branch point): found
+   * here, purely, in the parent's events up to the branch point (with `raw`). Returns undefined
+   * when the events do not have it (the fork is then refused as fork_unsupported).
+   */
+  forkPoint?(events: readonly UniversalEvent[], turns: number): string | undefined;
 }

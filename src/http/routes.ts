@@ -9,6 +9,7 @@ import { daemonRoutes } from './health.js';
 import { hitlRoutes } from './hitl.js';
 import { metricsRoutes } from './metrics.js';
 import type { Route } from './route.js';
+import { queueRoutes } from './queue.js';
 import { sessionRoutes } from './sessions.js';
 
-export const ROUTES: readonly Route[] = [...daemonRoutes, ...metricsRoutes, ...sessionRoutes, ...eventRoutes, ...feedRoutes, ...hitlRoutes, ...agentRoutes];
+export const ROUTES: readonly Route[] = [...daemonRoutes, ...metricsRoutes, ...sessionRoutes, ...queueRoutes, ...eventRoutes, ...feedRoutes, ...hitlRoutes, ...agentRoutes];

@@ -1,6 +1,7 @@
 // Session lifecycle routes (docs/http-api.md, "Routes"): thin — validate, call one domain method, map.
 import type { ErrorCode } from '../errors.js';
 import { CreateSessionRequest, CreateSessionResponse, MessageRequest, SessionIdParam, SessionInfo, SessionList } from '../schema/api.js';
+import { ForkRequest, MessageAccepted } from '../schema/delivery.js';
 import { empty, json } from '../schema/openapi-responses.js';
 import { z } from '../schema/zod.js';
 import { BODY_ERRORS, route, SESSION_ERRORS, SessionPath } from './route.js';
@@ -60,13 +61,28 @@ const deleteSession = route({
 
 const postMessage = route({
   method: 'post', path: '/v1/sessions/:id/messages', operationId: 'postMessage', tag: 'sessions', auth: 'bearer',
-  summary: 'Send a message; starts a turn',
+  summary: 'Send a message; starts a turn, or with `delivery` is queued, steered or starts after an interrupt',
+  description: 'Without `delivery`, 204 once the turn is dispatched and 409 turn_in_progress while one runs. With `delivery` (queue, steer, interrupt), 202 saying what became of it.',
   params: SessionPath, body: MessageRequest,
-  ok: { 204: empty('Turn dispatched') }, errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'turn_in_progress', 'session_ended', 'agent_start_failed', 'agent_io_failed'],
+  ok: { 204: empty('Turn dispatched'), 202: json(MessageAccepted, 'Message taken with its delivery') },
+  errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'turn_in_progress', 'steer_unsupported', 'queue_full', 'session_ended', 'agent_start_failed', 'agent_io_failed'],
   async handler(input, { sessions }) {
     const session = sessions.get(input.params.id);
-    await session.send(input.body);
-    return input.reply.code(204).send();
+    const accepted = await session.send(input.body);
+    return accepted ? input.reply.code(202).send(accepted) : input.reply.code(204).send();
+  },
+});
+
+const forkSession = route({
+  method: 'post', path: '/v1/sessions/:id/fork', operationId: 'forkSession', tag: 'sessions', auth: 'bearer',
+  summary: 'Branch a session: a new session with its own agent and a copy of the conversation up to a turn',
+  description: "The new session's log starts with the parent's events up to the branch point, then `session.forked`. Agents say in their capabilities whether they fork at the end (`fork`) and at an earlier turn (`forkAtTurn`); anything else is 409 fork_unsupported.",
+  params: SessionPath, body: ForkRequest,
+  ok: { 201: json(SessionInfo, 'The new session') },
+  errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'invalid_fork_point', 'fork_unsupported', 'turn_in_progress', 'session_exists', 'events_evicted', 'too_many_sessions', 'agent_start_failed'],
+  async handler({ params, body, reply }, { sessions }) {
+    const session = await sessions.fork(params.id, body);
+    return reply.code(201).send(session.info());
   },
 });
 
@@ -101,5 +117,6 @@ export const sessionRoutes = [
   postMessage,
   postMessageStream,
   interruptSession,
+  forkSession,
   terminateSession,
 ];

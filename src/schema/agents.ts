@@ -50,6 +50,9 @@ export const Capabilities = z
     nativeHitlResolution: z
       .boolean()
       .openapi({ description: 'The agent reports permission/question resolutions (otherwise the daemon does)' }),
+    steer: z.boolean().openapi({ description: 'A message sent with delivery steer goes into the running turn (otherwise 409 steer_unsupported)' }),
+    fork: z.boolean().openapi({ description: 'POST …/fork at the end of the conversation (after its last turn)' }),
+    forkAtTurn: z.boolean().openapi({ description: 'POST …/fork with `at` naming an earlier turn' }),
   })
   .openapi('Capabilities');
 export type Capabilities = z.infer<typeof Capabilities>;

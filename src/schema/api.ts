@@ -2,17 +2,11 @@
 // so its clients work unchanged; events inside keep the spec's snake_case.
 import { ERROR_CODES } from '../errors.js';
 import { AgentId, Capabilities, EXACT_VERSION } from './agents.js';
+import { Delivery, ForkedFrom } from './delivery.js';
 import { UniversalEvent } from './events.js';
+import { SessionIdParam } from './session-id.js';
+export { SessionIdParam, SessionRef } from './session-id.js';
 import { z } from './zod.js';
-
-const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-export const SessionIdParam = z
-  .string()
-  .regex(SESSION_ID, 'letters, digits, ".", "_" and "-", 1-128 characters')
-  .openapi({ example: 'my-session' });
-/** The id in the path of a route that looks a session up: any text, since an id no session can
- *  have is a 404 like any other unknown one. The document states the form every id has. */
-export const SessionRef = z.string().openapi({ pattern: SESSION_ID.source, example: 'my-session' });
 
 // Values that end up in an agent's argv or environment: NUL cannot be passed to exec at all.
 const ArgText = z.string().min(1).max(4096).regex(/^[^\0]*$/, 'must not contain NUL characters');
@@ -75,6 +69,8 @@ export const SessionInfo = z
     restored: z.boolean().openapi({ description: 'The session was created before the daemon last started and was restored from the store' }),
     permissionPolicy: z.enum(['ask', 'allow', 'deny']),
     hitlTimeoutMs: z.number().int(),
+    forkedFrom: ForkedFrom.optional().openapi({ description: 'Set on a fork (POST …/fork): the parent and the last of its events the fork copied' }),
+    queued: z.number().int().min(0).openapi({ description: 'Messages waiting in its queue (GET …/queue)' }),
   })
   .openapi('SessionInfo');
 export type SessionInfo = z.infer<typeof SessionInfo>;
@@ -91,7 +87,11 @@ export const Attachment = z
 export type Attachment = z.infer<typeof Attachment>;
 
 export const MessageRequest = z
-  .object({ message: z.string().min(1), attachments: z.array(Attachment).max(64).optional() })
+  .object({
+    message: z.string().min(1),
+    attachments: z.array(Attachment).max(64).optional(),
+    delivery: Delivery.optional(),
+  })
   .strict()
   .openapi('MessageRequest');
 export type MessageRequest = z.infer<typeof MessageRequest>;

@@ -1,11 +1,13 @@
-// The universal event envelope and every event's data (docs/events.md), plus turn.started /
-// turn.ended, which are ours.
+// The universal event envelope and every event's data (docs/events.md), plus the events that are
+// ours: turn.started / turn.ended, and the queue, steer and fork events (delivery.ts).
 import { UniversalItem } from './content.js';
+import { MessageDequeuedData, MessageQueuedData, MessageSteeredData, SessionForkedData } from './delivery.js';
 import { TurnEndedData, TurnStartedData } from './turn.js';
 import { z } from './zod.js';
 
 export * from './content.js';
 export * from './turn.js';
+export { MessageDequeuedData, MessageQueuedData, MessageSteeredData, SessionForkedData } from './delivery.js';
 
 const Metadata = z.record(z.string(), z.unknown());
 
@@ -78,6 +80,10 @@ export const EVENT_DATA = {
   'question.resolved': QuestionEventData,
   error: ErrorData,
   'agent.unparsed': AgentUnparsedData,
+  'message.queued': MessageQueuedData,
+  'message.dequeued': MessageDequeuedData,
+  'message.steered': MessageSteeredData,
+  'session.forked': SessionForkedData,
 } as const;
 
 export type EventType = keyof typeof EVENT_DATA;
@@ -119,6 +125,10 @@ export const UniversalEvent = z
     eventVariant('question.resolved'),
     eventVariant('error'),
     eventVariant('agent.unparsed'),
+    eventVariant('message.queued'),
+    eventVariant('message.dequeued'),
+    eventVariant('message.steered'),
+    eventVariant('session.forked'),
   ])
   .openapi('UniversalEvent');
 export type UniversalEvent = z.infer<typeof UniversalEvent>;

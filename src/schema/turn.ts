@@ -5,7 +5,11 @@
 import { z } from './zod.js';
 
 export const TurnStartedData = z
-  .object({ turn_id: z.string().optional(), metadata: z.record(z.string(), z.unknown()).optional() })
+  .object({
+    turn_id: z.string().optional(),
+    message_id: z.string().optional().openapi({ description: 'The message this turn runs, when it was sent with a delivery (message.queued names it)' }),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
   .openapi('TurnStartedData');
 export type TurnStartedData = z.infer<typeof TurnStartedData>;
 

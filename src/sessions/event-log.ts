@@ -109,13 +109,28 @@ export class EventLog {
 
   append(pending: PendingEvent, raw: unknown = null, nativeSessionId?: string | null): UniversalEvent {
     if (nativeSessionId) this.nativeSessionId = nativeSessionId;
+    return this.stamp(pending, this.time(), this.nativeSessionId, raw);
+  }
+
+  /**
+   * A fork's copy of one of its parent's events (fork.ts): stamped for this log (event_id,
+   * session_id and the next sequence, which is the parent's own since both count from 1), with the
+   * time and native session id it had. The native session id this log carries forward is not
+   * changed: the fork's agent names its own.
+   */
+  copy(event: UniversalEvent): UniversalEvent {
+    const { source, synthetic, type, data } = event;
+    return this.stamp({ source, synthetic, type, data } as PendingEvent, event.time, event.native_session_id, event.raw);
+  }
+
+  private stamp(pending: PendingEvent, time: string, nativeSessionId: string | null, raw: unknown): UniversalEvent {
     const sequence = ++this.appended;
     const event = {
       event_id: this.ids.next('evt'),
       sequence,
-      time: this.time(),
+      time,
       session_id: this.sessionId,
-      native_session_id: this.nativeSessionId,
+      native_session_id: nativeSessionId,
       source: pending.source,
       synthetic: pending.synthetic,
       type: pending.type,

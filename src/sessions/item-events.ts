@@ -57,12 +57,13 @@ export class ItemEvents {
   }
 
   /** The turn's user message, for agents that never echo it. */
-  userMessage(input: TurnInput, turnId: string | null): void {
+  /** `key` tells apart the user messages of one turn: its own, and any steered into it. */
+  userMessage(input: TurnInput, key: string): void {
     const content: ContentPart[] = [{ type: 'text', text: input.message }];
     for (const a of input.attachments) {
       content.push(a.mime?.startsWith('image/') ? { type: 'image', path: a.path, mime: a.mime } : { type: 'file_ref', path: a.path, action: 'read' });
     }
-    const item: DraftItem = { key: `user:${turnId}`, native_item_id: null, kind: 'message', role: 'user', content, status: 'completed' };
+    const item: DraftItem = { key, native_item_id: null, kind: 'message', role: 'user', content, status: 'completed' };
     this.complete(item, DAEMON);
   }
 

@@ -18,6 +18,8 @@ export class Lifecycle {
   private turnAnnounced = false;
   /** The client asked to interrupt the running turn (see endTurn). */
   private interruptAsked = false;
+  /** The message id of the running turn, when it was sent with a delivery (turn.started names it). */
+  private messageId: string | undefined;
 
   /** `closeOpen` fails the items and cancels the HITL requests a turn leaves open as it ends. */
   constructor(
@@ -32,6 +34,10 @@ export class Lifecycle {
   get ended(): boolean {
     return this.sessionEnded;
   }
+  /** Turns started so far (the next is turn_<turns + 1>). */
+  get turns(): number {
+    return this.turnCount;
+  }
 
   /** The session was created: a synthetic start unless the agent announces its own. */
   sessionCreated(metadata: Record<string, unknown>): void {
@@ -41,11 +47,17 @@ export class Lifecycle {
   }
 
   /** The daemon dispatched a turn: turn.started now, unless the agent announces it itself. */
-  startTurn(): void {
+  startTurn(messageId?: string): void {
     this.turn = `turn_${++this.turnCount}`;
     this.interruptAsked = false;
+    this.messageId = messageId;
     this.turnAnnounced = !this.caps.nativeTurnStart;
-    if (this.turnAnnounced) this.batch.emit({ type: 'turn.started', data: { turn_id: this.turn }, ...DAEMON });
+    if (this.turnAnnounced) this.batch.emit({ type: 'turn.started', data: this.started(), ...DAEMON });
+  }
+
+  /** turn.started's data for the running turn. */
+  private started(extra: Record<string, unknown> = {}): { turn_id: string; message_id?: string } {
+    return { ...extra, turn_id: this.turn!, ...(this.messageId ? { message_id: this.messageId } : {}) };
   }
 
   interruptRequested(): void {
@@ -71,7 +83,7 @@ export class Lifecycle {
   agentTurnStarted(d: Extract<Draft, { type: 'turn.started' }>, origin: Origin): void {
     if (this.turn && this.caps.nativeTurnStart && !this.turnAnnounced) {
       this.turnAnnounced = true;
-      this.batch.emit({ type: d.type, data: { ...d.data, turn_id: this.turn }, ...origin });
+      this.batch.emit({ type: d.type, data: this.started(d.data), ...origin });
     }
     // otherwise the daemon already announced this turn
   }
@@ -90,6 +102,7 @@ export class Lifecycle {
     this.closeOpen(cancelReason);
     const turn_id = this.turn;
     this.turn = null;
+    this.messageId = undefined;
     this.batch.emit({ type: 'turn.ended', data: { turn_id, metadata }, ...origin });
   }
 
@@ -166,7 +179,7 @@ export class Lifecycle {
   private announceTurn(): void {
     if (!this.turn || this.turnAnnounced) return;
     this.turnAnnounced = true;
-    this.batch.emit({ type: 'turn.started', data: { turn_id: this.turn }, ...DAEMON });
+    this.batch.emit({ type: 'turn.started', data: this.started(), ...DAEMON });
   }
 
   private endSession(data: SessionEndedData, origin: Origin): void {

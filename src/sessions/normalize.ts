@@ -5,7 +5,7 @@
 import type { Draft, ProcessExit, TurnInput } from '../agents/types.js';
 import type { Capabilities } from '../schema/agents.js';
 import type { PermissionReply } from '../schema/api.js';
-import type { PendingEvent } from '../schema/events.js';
+import type { EventData, PendingEvent } from '../schema/events.js';
 import type { SessionSnapshot } from '../store/event-store.js';
 import type { IdGenerator } from '../util/deps.js';
 import { DAEMON, EventBatch, type Normalized, originOf } from './event-batch.js';
@@ -40,11 +40,31 @@ export class Normalizer {
   }
 
   /** The daemon dispatched a turn: turn.started and, if the agent never echoes it, the user message. */
-  turnStarted(input: TurnInput, raw: unknown): Normalized[] {
+  turnStarted(input: TurnInput, raw: unknown, messageId?: string): Normalized[] {
     return this.batch.run(raw, () => {
-      this.lifecycle.startTurn();
-      if (!this.caps.userMessages) this.items.userMessage(input, this.lifecycle.turnId);
+      this.lifecycle.startTurn(messageId);
+      if (!this.caps.userMessages) this.items.userMessage(input, `user:${this.lifecycle.turnId}`);
     });
+  }
+
+  /** A message went into the running turn: message.steered and, unless the agent echoes it, its user item. */
+  steered(input: TurnInput, messageId: string, raw: unknown): Normalized[] {
+    return this.batch.run(raw, () => {
+      const turn_id = this.lifecycle.turnId ?? '';
+      const attachments = input.attachments.length > 0 ? { attachments: input.attachments } : {};
+      this.batch.emit({ type: 'message.steered', data: { message_id: messageId, turn_id, message: input.message, ...attachments }, ...DAEMON });
+      if (!this.caps.userMessages) this.items.userMessage(input, `user:${turn_id}:${messageId}`);
+    });
+  }
+
+  /** The queue changed or the session was forked (message-queue.ts, fork.ts): the event that says so. */
+  daemonEvent(event: QueueEvent, raw: unknown = null): Normalized[] {
+    return this.batch.run(raw, () => this.batch.emit({ ...event, ...DAEMON } as PendingEvent));
+  }
+
+  /** Turns started so far (a fork counts the ones it copied). */
+  get turns(): number {
+    return this.lifecycle.turns;
   }
 
   /** The daemon is asking the agent to stop the running turn. Nothing is emitted: the agent ends it. */
@@ -181,6 +201,12 @@ export class Normalizer {
     }
   }
 }
+
+/** The daemon's own events about messages and forks, which no agent state depends on. */
+export type QueueEvent =
+  | { type: 'message.queued'; data: EventData<'message.queued'> }
+  | { type: 'message.dequeued'; data: EventData<'message.dequeued'> }
+  | { type: 'session.forked'; data: EventData<'session.forked'> };
 
 function asRecord(value: unknown): Record<string, unknown> {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};

@@ -67,13 +67,15 @@ export class SessionAgent {
       model: r.model,
       variant: r.variant,
       nativeSessionId,
+      // A fork whose agent has not named its own native session yet forks its parent's (again).
+      fork: nativeSessionId ? undefined : r.fork,
       mcp: r.mcp,
       agentMode: r.agentMode,
       permissionMode: r.permissionMode,
       logger: this.ctx.logger,
     };
     const sink: AgentSink = { native: (message) => this.onNative(message), exit: (exit) => this.onExit(exit) };
-    if (mayAdopt && spares) {
+    if (mayAdopt && spares && !r.fork) {
       const seen = new Promise<void>((resolve) => (this.firstTurnEvent = resolve));
       const spare = spares.take(driver, options, sink, seen);
       if (spare) return spare;

@@ -10,11 +10,13 @@
 import { lookupDriver, requireDriver, type AgentRegistry } from '../agents/registry.js';
 import { ApiError, sessionNotFound } from '../errors.js';
 import type { CreateSessionRequest, SessionInfo } from '../schema/api.js';
+import type { ForkRequest } from '../schema/delivery.js';
 import type { Clock, IdGenerator } from '../util/deps.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { DeletionReason, EventStore } from '../store/event-store.js';
 import type { EventLogLimits } from './event-log.js';
 import { FeedLog } from './feed-log.js';
+import { planFork } from './fork.js';
 import type { HitlSettings } from './hitl-policy.js';
 import { resolveCwd } from './session-paths.js';
 import { Session, type ResolvedCreateRequest, type SessionDeps } from './session.js';
@@ -119,21 +121,44 @@ export class SessionManager {
   }
 
   async create(requestedId: string | undefined, request: CreateSessionRequest): Promise<Session> {
+    const driver = requireDriver(this.options.registry, request.agent, 'body.agent');
+    return this.open(requestedId, async (id) => {
+      const cwd = await resolveCwd(request.cwd, this.options.baseDir);
+      const prepared = this.options.prepare
+        ? await this.options.prepare(request, this.options.logger)
+        : { ...request, agentMode: request.agentMode ?? driver.modes[0]!.id, permissionMode: request.permissionMode ?? driver.permissionModes[0]! };
+      return new Session(id, { ...prepared, cwd }, driver, this.deps);
+    });
+  }
+
+  /** POST …/fork: a new session branched from `parentId` (fork.ts); the parent is not changed. */
+  async fork(parentId: string, body: ForkRequest): Promise<Session> {
+    const parent = this.get(parentId);
+    const driver = parent.driver;
+    const plan = planFork(parent, driver, body);
+    return this.open(
+      body.id,
+      async (id) => {
+        const session = new Session(id, plan.request, driver, this.deps);
+        session.copyHistory(plan);
+        return session;
+      },
+      plan.atTurn,
+    );
+  }
+
+  /** Reserves the id and room, builds the session, starts its agent and lists it (or leaves nothing behind). */
+  private async open(requestedId: string | undefined, build: (id: string) => Promise<Session>, atTurn?: string | null): Promise<Session> {
     if (this.closing) throw new ApiError('shutting_down', 'The daemon is shutting down; no new sessions.');
     const id = requestedId ?? this.options.ids.next('sess');
     if (this.sessions.has(id) || this.room.reserved.has(id)) {
       throw new ApiError('session_exists', `Session '${id}' already exists; choose another id or DELETE it first.`, { sessionId: id });
     }
-    const driver = requireDriver(this.options.registry, request.agent, 'body.agent');
     const victim = this.room.claim();
     this.room.reserved.add(id);
     try {
-      const cwd = await resolveCwd(request.cwd, this.options.baseDir);
-      const prepared = this.options.prepare
-        ? await this.options.prepare(request, this.options.logger)
-        : { ...request, agentMode: request.agentMode ?? driver.modes[0]!.id, permissionMode: request.permissionMode ?? driver.permissionModes[0]! };
-      const session = new Session(id, { ...prepared, cwd }, driver, this.deps);
-      const starting = session.start();
+      const session = await build(id);
+      const starting = session.start(atTurn);
       this.starting.add(starting);
       try {
         await starting;

@@ -2,9 +2,10 @@
 // and the agent. Status is derived from the normalizer (the one bookkeeper of turns and pending
 // HITL), so it can never disagree with the event stream. Its agent process (start, resume,
 // conversion, stop) is in session-agent.ts; its HITL replies are in hitl-replies.ts.
-import type { AgentDriver, AgentHandle, AgentSink, StartOptions, TurnInput } from '../agents/types.js';
+import type { AgentDriver, AgentHandle, AgentSink, ForkOptions, StartOptions, TurnInput } from '../agents/types.js';
 import { ApiError } from '../errors.js';
 import type { CreateSessionRequest, MessageRequest, PermissionReply, SessionInfo, SessionStatus } from '../schema/api.js';
+import type { ForkedFrom, MessageAccepted } from '../schema/delivery.js';
 import type { SessionEndedData, UniversalEvent } from '../schema/events.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { LogMessage } from '../logging.js';
@@ -14,12 +15,21 @@ import type { Normalized } from './event-batch.js';
 import { EventLog, type EventLogLimits } from './event-log.js';
 import type { HitlSettings } from './hitl-policy.js';
 import { HitlReplies } from './hitl-replies.js';
+import type { ForkPlan } from './fork.js';
+import { MessageQueue } from './message-queue.js';
 import { Normalizer } from './normalize.js';
 import { SessionAgent } from './session-agent.js';
 import { resolveAttachments } from './session-paths.js';
 
-/** A create request after the agent's defaults were filled in (AgentOfferings.resolve) and its cwd checked. */
-export type ResolvedCreateRequest = CreateSessionRequest & { cwd: string; agentMode: string; permissionMode: string };
+/** A create request after the agent's defaults were filled in (AgentOfferings.resolve) and its cwd
+ *  checked; a fork's also says what it was forked from and how its agent forks (fork.ts). */
+export type ResolvedCreateRequest = CreateSessionRequest & {
+  cwd: string;
+  agentMode: string;
+  permissionMode: string;
+  forkedFrom?: ForkedFrom;
+  fork?: ForkOptions;
+};
 
 /** What the parts of a session (session-agent.ts, hitl-replies.ts) share of it: one object,
  *  built once, so each gets the same logger, normalizer and way into the log. */
@@ -53,6 +63,8 @@ export class Session {
   private readonly agent: SessionAgent;
   private readonly hitlSettings: HitlSettings;
   private readonly hitl: HitlReplies;
+  /** Messages sent with a delivery while a turn runs (message-queue.ts). */
+  readonly queue: MessageQueue;
   private readonly logger: FastifyBaseLogger;
   /** When session.ended was logged (for the ended-session TTL). */
   endedAt: Date | undefined;
@@ -65,7 +77,7 @@ export class Session {
   constructor(
     readonly id: string,
     readonly request: ResolvedCreateRequest,
-    driver: AgentDriver,
+    readonly driver: AgentDriver,
     private readonly deps: SessionDeps,
     stored?: SessionRecord,
   ) {
@@ -88,6 +100,19 @@ export class Session {
     const core: SessionCore = { sessionId: id, logger: this.logger, normalizer: this.normalizer, apply: (events) => this.apply(events) };
     this.hitl = new HitlReplies({ ...core, settings: this.hitlSettings, live: () => this.live() });
     this.agent = new SessionAgent({ ...core, request, driver, spares: deps.spares, log: this.log, exited: () => this.hitl.clear() });
+    this.queue = new MessageQueue({
+      ...core,
+      ids: deps.ids,
+      clock: deps.clock,
+      capabilities: driver.capabilities,
+      agent: request.agent,
+      startTurn: (input, raw, messageId) => this.dispatch(input, raw, messageId),
+      interrupt: () => this.interrupt(),
+      handle: () => this.agent.current,
+      closed: () => this.normalizer.ended || this.agent.ending,
+      input: (body) => this.input(body),
+    });
+    if (stored) this.queue.restore(stored.snapshot.queue);
   }
 
   /** An agent process is running (or starting again) for this session. */
@@ -101,10 +126,31 @@ export class Session {
     return this.normalizer.hitl.pendingCount > 0 ? 'waiting' : 'running';
   }
 
+  /** Turns started so far (a fork counts those it copied). */
+  get turns(): number {
+    return this.normalizer.turns;
+  }
+
+  /**
+   * A new fork (fork.ts), before start: its parent's events up to the branch point, copied into
+   * its log, and the normalizer as it stands after them.
+   */
+  copyHistory(plan: ForkPlan): void {
+    for (const event of plan.events) this.log.copy(event);
+    if (plan.events.length > 0) this.normalizer.restore(plan.snapshot, false);
+  }
+
   /** Spawns the agent; resolves once it is ready for a first turn. */
-  async start(): Promise<void> {
+  async start(atTurn?: string | null): Promise<void> {
     const r = this.request;
-    this.apply(this.normalizer.sessionCreated({ agent: r.agent, cwd: r.cwd, ...(r.model ? { model: r.model } : {}) }, r));
+    // A fork's copied log has its session.started already, unless it branched before anything.
+    if (!r.forkedFrom || this.log.lastAppended === 0) {
+      this.apply(this.normalizer.sessionCreated({ agent: r.agent, cwd: r.cwd, ...(r.model ? { model: r.model } : {}) }, r));
+    }
+    if (r.forkedFrom) {
+      const forked_from = { session_id: r.forkedFrom.sessionId, sequence: r.forkedFrom.sequence };
+      this.apply(this.normalizer.daemonEvent({ type: 'session.forked', data: { forked_from, at_turn: atTurn ?? null } }));
+    }
     await this.agent.start();
   }
 
@@ -115,19 +161,36 @@ export class Session {
    */
   restore(): void {
     this.apply(this.normalizer.agentGone('daemon_restarted'));
+    // What was queued still runs: its next message starts now that no turn is running.
+    this.queue.scheduleDrain();
   }
 
-  /** Dispatches one turn. The turn lock is taken synchronously, before anything is awaited. */
-  async send(body: MessageRequest): Promise<void> {
+  /**
+   * A message: without `delivery` it starts a turn or is refused while one runs (409); with one it
+   * is queued, steered or starts next after an interrupt (message-queue.ts), and the answer says which.
+   */
+  async send(body: MessageRequest): Promise<MessageAccepted | undefined> {
     this.assertOpen();
-    if (this.normalizer.turnActive) {
-      throw new ApiError('turn_in_progress', `Session '${this.id}' is ${this.status}; wait for turn.ended or interrupt it.`, {
+    if (body.delivery) return this.queue.deliver({ ...body, delivery: body.delivery });
+    if (this.normalizer.turnActive || this.queue.length > 0) {
+      const queued = this.queue.length > 0 ? ` (${this.queue.length} queued messages go first)` : '';
+      throw new ApiError('turn_in_progress', `Session '${this.id}' is ${this.status}${queued}; wait for turn.ended, interrupt it, or send with delivery "queue", "steer" or "interrupt".`, {
         sessionId: this.id,
         sessionStatus: this.status,
       });
     }
-    const input: TurnInput = { message: body.message, attachments: resolveAttachments(body.attachments, this.request.cwd, this.id) };
-    this.apply(this.normalizer.turnStarted(input, body));
+    await this.dispatch(this.input(body), body);
+    return undefined;
+  }
+
+  private input(body: MessageRequest): TurnInput {
+    return { message: body.message, attachments: resolveAttachments(body.attachments, this.request.cwd, this.id) };
+  }
+
+  /** Dispatches one turn. The turn lock is taken synchronously, before anything is awaited. */
+  private async dispatch(input: TurnInput, raw: unknown, messageId?: string): Promise<void> {
+    this.assertOpen();
+    this.apply(this.normalizer.turnStarted(input, raw, messageId));
     // No agent: a restored (or gracefully stopped) session starts it again, on its native session.
     const handle = this.agent.current ?? (await this.agent.resume());
     try {
@@ -194,6 +257,8 @@ export class Session {
       restored: this.restored,
       permissionPolicy: this.hitlSettings.policy,
       hitlTimeoutMs: this.hitlSettings.timeoutMs,
+      ...(r.forkedFrom ? { forkedFrom: r.forkedFrom } : {}),
+      queued: this.queue.length,
     };
   }
 
@@ -215,7 +280,7 @@ export class Session {
     return {
       nativeSessionId: this.log.currentNativeSessionId,
       status: this.status,
-      snapshot: this.normalizer.snapshot(),
+      snapshot: { ...this.normalizer.snapshot(), queue: this.queue?.snapshot() ?? [] },
       updatedAt: this.updatedAt.toISOString(),
       endedAt: this.endedAt?.toISOString() ?? null,
       lastSequence: this.log.lastAppended,
@@ -231,8 +296,10 @@ export class Session {
       if (event.type === 'session.ended') this.ended(event.data);
       this.agent.logged(event);
       this.hitl.observe(event);
+      this.queue?.logged(event);
       return event;
     });
+    if (this.normalizer.ended && this.queue?.length) this.queue.sessionEnded();
     if (this.deps.store.durable) this.deps.store.updateSession(this.id, this.progressOf);
     return logged;
   }

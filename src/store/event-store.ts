@@ -8,6 +8,7 @@
 // `onCommitted` said it is stored: nothing a client saw can be lost by a crash.
 import type { PermissionEventData, QuestionEventData, UniversalItem } from '../schema/events.js';
 import type { SessionStatus } from '../schema/api.js';
+import type { QueuedMessage } from '../schema/delivery.js';
 
 /** What the normalizer must know to restore a session whose agent is gone (see Normalizer.restore). */
 export interface SessionSnapshot {
@@ -19,6 +20,8 @@ export interface SessionSnapshot {
   questions: QuestionEventData[];
   /** Items started in the open turn and not completed, as their failed completion would show them. */
   openItems: UniversalItem[];
+  /** Messages waiting in the session's queue (message-queue.ts); absent in rows written before it existed. */
+  queue?: QueuedMessage[];
 }
 
 /** The part of a session's row that changes as it runs. */

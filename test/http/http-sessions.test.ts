@@ -76,6 +76,7 @@ describe('session lifecycle', () => {
       cwd: base,
       permissionPolicy: 'ask',
       hitlTimeoutMs: 0,
+      queued: 0,
     });
     expect(body.eventCount).toBeGreaterThan(0);
     expect(Date.parse(body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(body.createdAt));

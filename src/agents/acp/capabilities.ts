@@ -23,6 +23,9 @@ export const acpBaseCapabilities: Capabilities = {
   userMessages: false, // user_message_chunk comes only with session/load's replay: the daemon echoes
   nativeTurnStart: false, // a turn starts with our session/prompt
   nativeHitlResolution: false, // the daemon resolves on the client's answer
+  steer: false,
+  fork: false,
+  forkAtTurn: false,
 };
 
 /** The flags an initialize answer decides. */

@@ -22,4 +22,7 @@ export const ampCapabilities: Capabilities = {
   userMessages: false, // the prompt echo is skipped: the daemon synthesises the user message
   nativeTurnStart: false,
   nativeHitlResolution: false,
+  steer: false,
+  fork: false,
+  forkAtTurn: false,
 };

@@ -22,4 +22,7 @@ export const claudeCapabilities: Capabilities = {
   userMessages: false, // our user lines are not echoed: the daemon synthesises them
   nativeTurnStart: false, // nothing marks a turn's start: the daemon does
   nativeHitlResolution: false, // nothing reports our own control_response: the daemon does
+  steer: false,
+  fork: false,
+  forkAtTurn: false,
 };

@@ -22,4 +22,7 @@ export const mockCapabilities: Capabilities = {
   userMessages: false,
   nativeTurnStart: false,
   nativeHitlResolution: false,
+  steer: true, // {"type":"steer"} on stdin: the running turn takes it
+  fork: true, // --fork <session> [--fork-turns <n>]: a copy of its transcript
+  forkAtTurn: true,
 };

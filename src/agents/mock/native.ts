@@ -32,6 +32,8 @@ export const MockOut = z.discriminatedUnion('type', [
     pid: z.number(),
     resumed: z.boolean().optional(),
     turns: z.number().int().nonnegative().optional(),
+    /** After `--fork`: the session this one is a copy of. */
+    forked_from: z.string().optional(),
   }),
   /** An assistant (or system) message begins; `text` deltas follow; `message_end` closes it. */
   z.object({ type: z.literal('message_start'), id: z.string(), role: z.enum(['assistant', 'system']) }),
@@ -85,5 +87,7 @@ export const MockIn = z.discriminatedUnion('type', [
   z.object({ type: z.literal('permission_reply'), id: z.string(), reply: z.enum(['once', 'always', 'reject']) }),
   z.object({ type: z.literal('question_reply'), id: z.string(), answers: z.array(z.array(z.string())).nullable() }),
   z.object({ type: z.literal('interrupt') }),
+  /** A message for the running turn: the mock adds it to what it is saying (or says it took it). */
+  z.object({ type: z.literal('steer'), text: z.string() }),
 ]);
 export type MockIn = z.infer<typeof MockIn>;

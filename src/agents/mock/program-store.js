@@ -6,6 +6,7 @@
 //           ${XDG_STATE_HOME:-$HOME/.local/state}/agentwire-mock
 //   lines:  {"type":"session","session","model","cwd"}   first line, written when the session starts
 //           {"type":"prompt","text"}                     when a prompt arrives, before any answer
+//           {"type":"steer","text"}                      a message given to the running turn
 //           {"type":"id","id"}                           each id the mock hands out (msg_3, call_1 …)
 //           {"type":"reply","id","text","interrupted"?} each assistant message, when it ends
 //           {"type":"done","reason"}                     when the turn ends
@@ -115,11 +116,46 @@ export class Transcript {
     // A crash mid-write can leave a line without its newline: end it, so the next line stays whole.
     if (text !== '' && !text.endsWith('\n')) transcript.write('\n');
     for (const line of lines) {
-      if (line.type === 'prompt' && typeof line.text === 'string') transcript.remember(line.text);
+      if ((line.type === 'prompt' || line.type === 'steer') && typeof line.text === 'string') transcript.remember(line.text);
       const id = line.type === 'id' && typeof line.id === 'string' ? /^([a-z]+)_(\d+)$/.exec(line.id) : null;
       if (id !== null) transcript.highest[id[1] ?? ''] = Math.max(transcript.highest[id[1] ?? ''] ?? 0, Number(id[2]));
     }
     return transcript;
+  }
+
+  /**
+   * A fork of session `from` under the new id `id` (`--fork`): a copy of its transcript up to the
+   * end of its `turns`-th turn (all of it when null), so the new session remembers that much.
+   * @param {string} dir @param {string} from @param {string} id @param {number | null} turns
+   * @param {(message: string) => void} complain
+   * @returns {Transcript | string} the new transcript, or why there is none
+   */
+  static fork(dir, from, id, turns, complain) {
+    const source = Transcript.resume(dir, from, complain);
+    if (typeof source === 'string') return source;
+    source.close();
+    const lines = readFileSync(join(dir, `${from}.jsonl`), 'utf8').split('\n').filter((l) => l !== '');
+    const kept = [];
+    let done = 0;
+    for (const line of lines.slice(1)) {
+      if (turns !== null && done >= turns) break;
+      kept.push(line);
+      if (/^\{"type":"done"/.test(line)) done++;
+    }
+    if (turns !== null && done < turns) return `session ${from} has ${done} finished turns, not ${turns}`;
+    const header = JSON.parse(lines[0] ?? '{}');
+    const transcript = Transcript.create(dir, id, { model: header.model, cwd: header.cwd }, complain);
+    if (kept.length > 0) transcript.write(kept.join('\n') + '\n');
+    transcript.append({ type: 'forked', from, turns: done });
+    const copy = Transcript.resume(dir, id, complain);
+    transcript.close();
+    return copy;
+  }
+
+  /** @param {string} text */
+  steer(text) {
+    this.remember(capped(text));
+    this.append({ type: 'steer', text: capped(text) });
   }
 
   /** @param {string} text */

@@ -177,6 +177,19 @@ export class Turn {
     this.stop();
   }
 
+  /**
+   * A message for this turn (steer): kept in the transcript, and answered where the turn is, so a
+   * reader sees where it went in: a line in the message being written, or a message of its own.
+   * @param {string} text
+   */
+  steer(text) {
+    if (!this.active) return;
+    this.session.transcript.steer(text);
+    const line = `[steered: ${text}]\n`;
+    if (this.open !== null) this.chunk(line);
+    else this.say(`Noted while working: ${JSON.stringify(text)}`);
+  }
+
   interrupt() {
     if (!this.active) return;
     for (const timer of this.timers) clearTimeout(timer);

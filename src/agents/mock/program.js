@@ -2,9 +2,9 @@
 // daemon drives and converts it exactly like a third-party CLI. Plain JavaScript on purpose: it
 // runs as `node src/agents/mock/program.js` with no build step, from source or from a package.
 //
-//   stdin:  MockIn lines (prompt, permission_reply, question_reply, interrupt)
+//   stdin:  MockIn lines (prompt, permission_reply, question_reply, interrupt, steer)
 //   stdout: MockOut lines, starting with `ready`; every turn ends with `done` (except crash/end)
-//   argv:   [--model <m>] [--mode <agentMode>] [--resume <session id>]
+//   argv:   [--model <m>] [--mode <agentMode>] [--resume <session id>] [--fork <session id> [--fork-turns <n>]]
 //   state:  one transcript per session under $MOCK_AGENT_HOME/sessions (program-store.js)
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
@@ -22,6 +22,10 @@ function parseArgs(argv) {
   let mode = 'default';
   /** @type {string | undefined} */
   let resume;
+  /** @type {string | undefined} */
+  let fork;
+  /** @type {number | null} */
+  let forkTurns = null;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const next = argv[i + 1];
@@ -29,8 +33,10 @@ function parseArgs(argv) {
     else if (arg.startsWith('--model=')) model = arg.slice('--model='.length);
     else if (arg === '--mode' && next !== undefined) mode = (i++, next);
     else if (arg === '--resume' && next !== undefined) resume = (i++, next);
+    else if (arg === '--fork' && next !== undefined) fork = (i++, next);
+    else if (arg === '--fork-turns' && next !== undefined && /^\d+$/.test(next)) forkTurns = (i++, Number(next));
   }
-  return { model, mode, resume };
+  return { model, mode, resume, fork, forkTurns };
 }
 
 function sessionId() {
@@ -89,6 +95,9 @@ function parseInput(line) {
     }
     case 'interrupt':
       return { type: 'interrupt' };
+    case 'steer':
+      if (typeof v.text !== 'string') return 'steer.text must be a string';
+      return { type: 'steer', text: v.text };
     default:
       return `unknown type ${JSON.stringify(v.type) ?? 'undefined'}`;
   }
@@ -99,13 +108,18 @@ function complain(message) {
   process.stderr.write(`mock: ${message}\n`);
 }
 
-const { model, mode, resume } = parseArgs(process.argv.slice(2));
+const { model, mode, resume, fork, forkTurns } = parseArgs(process.argv.slice(2));
 const dir = sessionsDir(process.env);
 const transcript =
-  resume === undefined ? Transcript.create(dir, sessionId(), { model, cwd: process.cwd() }, complain) : Transcript.resume(dir, resume, complain);
+  resume !== undefined
+    ? Transcript.resume(dir, resume, complain)
+    : fork !== undefined
+      ? Transcript.fork(dir, fork, sessionId(), forkTurns, complain)
+      : Transcript.create(dir, sessionId(), { model, cwd: process.cwd() }, complain);
 if (typeof transcript === 'string') {
   // Like a real agent whose store is gone: fail before `ready`, so the daemon's start fails.
-  await new Promise((resolve) => process.stderr.write(`mock: no session ${resume} to resume: ${transcript}\n`, resolve));
+  const what = resume !== undefined ? `no session ${resume} to resume` : `cannot fork session ${fork}`;
+  await new Promise((resolve) => process.stderr.write(`mock: ${what}: ${transcript}\n`, resolve));
   process.exit(1);
 }
 const session = newSession(transcript);
@@ -143,6 +157,9 @@ function handle(message) {
     }
     case 'interrupt':
       return current?.interrupt();
+    case 'steer':
+      if (current === null) return complain('no turn is running; steer ignored');
+      return current.steer(message.text);
     case 'permission_reply': {
       const pending = current?.pending;
       if (pending?.kind !== 'permission' || pending.id !== message.id) {
@@ -168,8 +185,8 @@ process.stdout.on('error', () => {
   process.exit(0);
 });
 
-// A resumed session says so, with how many prompts it had been sent before this process.
-const resumed = resume === undefined ? {} : { resumed: true, turns: transcript.turns };
+// A resumed (or forked) session says so, with how many prompts it had been sent before this process.
+const resumed = resume === undefined && fork === undefined ? {} : { resumed: true, turns: transcript.turns, ...(fork ? { forked_from: fork } : {}) };
 io.write({ type: 'ready', session: transcript.id, model, mode, cwd: session.cwd, pid: process.pid, ...resumed });
 
 input.on('line', (line) => {

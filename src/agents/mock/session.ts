@@ -37,7 +37,7 @@ export class MockSession implements AgentHandle {
     );
     session = new MockSession(child, sink);
     for (const message of early) session.onLine(message);
-    const resume = options.nativeSessionId;
+    const resume = options.nativeSessionId ?? options.fork?.nativeSessionId;
     await untilReady(child, session.readySeen, limits.startTimeoutMs, {
       // A failed resume is the usual early exit once sessions survive restarts: name the session.
       title: resume ? `The mock agent, resuming its session ${resume},` : 'The mock agent',
@@ -78,6 +78,10 @@ export class MockSession implements AgentHandle {
     return this.write({ type: 'interrupt' });
   }
 
+  steer(turn: TurnInput): Promise<void> {
+    return this.write({ type: 'steer', text: turn.message });
+  }
+
   async terminate(): Promise<void> {
     await this.child.kill();
   }
@@ -101,6 +105,8 @@ function mockArgs(options: StartOptions): string[] {
     options.agentMode,
     // Like Claude's --resume: the mock reads its own transcript of that session back.
     ...(options.nativeSessionId ? ['--resume', options.nativeSessionId] : []),
+    // Like Claude's --fork-session: a new session with a copy of that one's first `turns` turns.
+    ...(options.fork ? ['--fork', options.fork.nativeSessionId, '--fork-turns', String(options.fork.turns)] : []),
   ];
 }
 

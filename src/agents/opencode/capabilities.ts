@@ -21,4 +21,7 @@ export const opencodeCapabilities: Capabilities = {
   userMessages: false, // the user's message is ignored: the daemon synthesises it (summaries re-send it after the turn)
   nativeTurnStart: false, // session.status busy comes several times per turn: the daemon opens the turn
   nativeHitlResolution: true, // permission.replied, question.replied/rejected
+  steer: false,
+  fork: false,
+  forkAtTurn: false,
 };

@@ -1,0 +1,12 @@
+// The form of a session id, apart from api.ts so that event schemas (delivery.ts) can name it
+// without importing the API bodies that import them.
+import { z } from './zod.js';
+
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+export const SessionIdParam = z
+  .string()
+  .regex(SESSION_ID, 'letters, digits, ".", "_" and "-", 1-128 characters')
+  .openapi({ example: 'my-session' });
+/** The id in the path of a route that looks a session up: any text, since an id no session can
+ *  have is a 404 like any other unknown one. The document states the form every id has. */
+export const SessionRef = z.string().openapi({ pattern: SESSION_ID.source, example: 'my-session' });
