@@ -3,12 +3,13 @@
 // across the restart with no gap and no duplicate, what was open when the daemon died is closed
 // (error daemon_restarted, turn ended, HITL cancelled), sequences continue, and the next message
 // resumes the agent's own session. Also: a graceful stop suspends instead of ending, and a data dir
-// with 1,000 stored sessions comes back listed.
+// with 1,000 stored sessions comes back listed; a queue and a fork survive SIGKILL.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionInfo } from '../../src/schema/api.js';
+import type { UniversalEvent } from '../../src/schema/events.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { authHeaders, call, events, killDaemons, removeInstall, setUpInstall, startDaemon } from '../support/daemon-process.js';
 import { expectNoUnparsed, waitFor } from '../support/helpers.js';
@@ -125,6 +126,45 @@ describe('durable daemon (real process, SIGKILL and restart)', () => {
     await call(second.port, 'POST', '/v1/sessions/ask/messages', { message: 'echo again' });
     await waitFor(async () => (await events(second.port, 'ask')).filter((e) => e.type === 'turn.ended').length === 2, 10_000, 'the next turn');
     expectNoUnparsed(await events(second.port, 'ask'));
+  });
+
+  it('SIGKILL with messages queued and a fork: the queue comes back and runs in order; the fork resumes with its own history', async () => {
+    const first = await start();
+    const textOf = (list: UniversalEvent[]) =>
+      list.flatMap((e) => (e.type === 'item.completed' && e.data.item.role === 'assistant' ? [e.data.item.content.map((p) => (p.type === 'text' ? p.text : '')).join('')] : []));
+    await call(first.port, 'POST', '/v1/sessions/q', { agent: 'mock' });
+    await call(first.port, 'POST', '/v1/sessions/q/messages', { message: 'echo one' });
+    await waitFor(async () => (await events(first.port, 'q')).some((e) => e.type === 'turn.ended'), 5000, 'the first turn');
+    const fork = (await call(first.port, 'POST', '/v1/sessions/q/fork', { id: 'qf' })) as SessionInfo;
+    await call(first.port, 'POST', '/v1/sessions/q/messages', { message: 'slow 100' });
+    const a = (await call(first.port, 'POST', '/v1/sessions/q/messages', { message: 'echo queued-1', delivery: 'queue' })) as { messageId: string };
+    const b = (await call(first.port, 'POST', '/v1/sessions/q/messages', { message: 'echo queued-2', delivery: 'queue' })) as { messageId: string };
+    expect((await sessionInfo(first.port, 'q')).queued).toBe(2);
+    first.daemon.child.kill('SIGKILL');
+    await first.daemon.exited;
+
+    const second = await start();
+    // The running turn ends with the restart; the queue then starts, on the agent resumed natively.
+    const after = await waitFor(async () => {
+      const list = await events(second.port, 'q');
+      return list.filter((e) => e.type === 'turn.ended').length === 4 ? list : undefined;
+    }, 15_000, 'both queued messages to run');
+    expect(after.filter((e) => e.type === 'turn.started').map((e) => (e.data as { message_id?: string }).message_id)).toEqual([undefined, undefined, a.messageId, b.messageId]);
+    expect(after.filter((e) => e.type === 'turn.ended').map((e) => (e.data as { metadata: { reason: string } }).metadata.reason)).toEqual(['completed', 'error', 'completed', 'completed']);
+    expect(textOf(after).slice(-2)).toEqual(['queued-1', 'queued-2']);
+    expect(await sessionInfo(second.port, 'q')).toMatchObject({ restored: true, queued: 0 });
+
+    // The fork, restarted before its agent named a session of its own, forks the parent's again.
+    expect(await sessionInfo(second.port, 'qf')).toMatchObject({ restored: true, forkedFrom: fork.forkedFrom, status: 'idle' });
+    await call(second.port, 'POST', '/v1/sessions/qf/messages', { message: 'history' });
+    const forked = await waitFor(async () => {
+      const list = await events(second.port, 'qf');
+      return list.filter((e) => e.type === 'turn.ended').length === 2 ? list : undefined;
+    }, 10_000, "the fork's turn");
+    const history = textOf(forked).at(-1)!;
+    expect(history).toContain('"echo one"');
+    expect(history).not.toContain('slow');
+    expectNoUnparsed([...after, ...forked]);
   });
 
   it('SIGTERM with a store: agents stop, the running turn ends as interrupted, the session lives on for the next daemon', async () => {
