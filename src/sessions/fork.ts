@@ -9,7 +9,8 @@ import { ApiError } from '../errors.js';
 import type { ForkRequest } from '../schema/delivery.js';
 import type { UniversalEvent } from '../schema/events.js';
 import type { SessionSnapshot } from '../store/event-store.js';
-import type { ResolvedCreateRequest, Session } from './session.js';
+import type { Session } from './session.js';
+import type { ResolvedCreateRequest } from './session-parts.js';
 
 export interface ForkPlan {
   /** The fork's create request: the parent's, with where it came from and how its agent forks. */

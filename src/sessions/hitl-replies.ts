@@ -6,7 +6,7 @@ import { ApiError } from '../errors.js';
 import type { PermissionReply } from '../schema/api.js';
 import type { UniversalEvent } from '../schema/events.js';
 import { HitlPolicyRunner, type HitlSettings } from './hitl-policy.js';
-import type { SessionCore } from './session.js';
+import type { SessionCore } from './session-parts.js';
 
 /** What the replies need of their session (session.ts builds it). */
 export interface HitlRepliesContext extends SessionCore {

@@ -10,7 +10,7 @@ import type { MessageRequest } from '../schema/api.js';
 import type { Delivery, MessageAccepted, QueuedMessage } from '../schema/delivery.js';
 import type { UniversalEvent } from '../schema/events.js';
 import type { Clock, IdGenerator } from '../util/deps.js';
-import type { SessionCore } from './session.js';
+import type { SessionCore } from './session-parts.js';
 
 /** Every buffer has a bound: a session holds at most this many queued messages. */
 export const MAX_QUEUED = 100;

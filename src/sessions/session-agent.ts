@@ -6,7 +6,7 @@ import { ApiError } from '../errors.js';
 import { LogMessage } from '../logging.js';
 import type { UniversalEvent } from '../schema/events.js';
 import type { EventLog } from './event-log.js';
-import type { ResolvedCreateRequest, SessionCore, SessionDeps } from './session.js';
+import type { ResolvedCreateRequest, SessionCore, SessionDeps } from './session-parts.js';
 
 /** What the agent knows of its session (session.ts builds it), and where what it does is logged. */
 export interface SessionAgentContext extends SessionCore {

@@ -1,18 +1,18 @@
 // One session: owns its normalizer and its event log, and is the only path between the HTTP layer
 // and the agent. Status is derived from the normalizer (the one bookkeeper of turns and pending
 // HITL), so it can never disagree with the event stream. Its agent process (start, resume,
-// conversion, stop) is in session-agent.ts; its HITL replies are in hitl-replies.ts.
-import type { AgentDriver, AgentHandle, AgentSink, ForkOptions, StartOptions, TurnInput } from '../agents/types.js';
+// conversion, stop) is in session-agent.ts; its HITL replies are in hitl-replies.ts; its queue in
+// message-queue.ts; what its parts share in session-parts.ts.
+import type { AgentDriver, AgentHandle, TurnInput } from '../agents/types.js';
 import { ApiError } from '../errors.js';
-import type { CreateSessionRequest, MessageRequest, PermissionReply, SessionInfo, SessionStatus } from '../schema/api.js';
-import type { ForkedFrom, MessageAccepted } from '../schema/delivery.js';
+import type { MessageRequest, PermissionReply, SessionInfo, SessionStatus } from '../schema/api.js';
+import type { MessageAccepted } from '../schema/delivery.js';
 import type { SessionEndedData, UniversalEvent } from '../schema/events.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { LogMessage } from '../logging.js';
-import type { Clock, IdGenerator } from '../util/deps.js';
-import type { EventStore, SessionProgress, SessionRecord } from '../store/event-store.js';
+import type { SessionProgress, SessionRecord } from '../store/event-store.js';
 import type { Normalized } from './event-batch.js';
-import { EventLog, type EventLogLimits } from './event-log.js';
+import { EventLog } from './event-log.js';
 import type { HitlSettings } from './hitl-policy.js';
 import { HitlReplies } from './hitl-replies.js';
 import type { ForkPlan } from './fork.js';
@@ -20,40 +20,7 @@ import { MessageQueue } from './message-queue.js';
 import { Normalizer } from './normalize.js';
 import { SessionAgent } from './session-agent.js';
 import { resolveAttachments } from './session-paths.js';
-
-/** A create request after the agent's defaults were filled in (AgentOfferings.resolve) and its cwd
- *  checked; a fork's also says what it was forked from and how its agent forks (fork.ts). */
-export type ResolvedCreateRequest = CreateSessionRequest & {
-  cwd: string;
-  agentMode: string;
-  permissionMode: string;
-  forkedFrom?: ForkedFrom;
-  fork?: ForkOptions;
-};
-
-/** What the parts of a session (session-agent.ts, hitl-replies.ts) share of it: one object,
- *  built once, so each gets the same logger, normalizer and way into the log. */
-export interface SessionCore {
-  sessionId: string;
-  logger: FastifyBaseLogger;
-  normalizer: Normalizer;
-  /** Session.apply: the normalizer's events into the log. */
-  apply: (events: Normalized[]) => void;
-}
-
-export interface SessionDeps {
-  ids: IdGenerator;
-  clock: Clock;
-  limits: EventLogLimits;
-  /** Daemon defaults; a create request may override them. */
-  hitl: HitlSettings;
-  logger: FastifyBaseLogger;
-  store: EventStore;
-  /** Sees every event once it is in the log (the daemon's metrics, src/metrics/); must not throw. */
-  onEvent?: (session: Session, event: UniversalEvent) => void;
-  /** The warm pool (warm-pool.ts): a ready agent for a new session whose options it can serve. */
-  spares?: { take(driver: AgentDriver, options: StartOptions, sink: AgentSink, firstTurnEvent: Promise<void>): AgentHandle | undefined };
-}
+import type { ResolvedCreateRequest, SessionCore, SessionDeps } from './session-parts.js';
 
 export class Session {
   readonly log: EventLog;
