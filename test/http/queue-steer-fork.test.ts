@@ -43,6 +43,12 @@ async function start(): Promise<void> {
   await createMock(app, 's1');
 }
 
+it("the mock's capabilities say it steers and forks at the end and at any turn", async () => {
+  app = await makeApp();
+  const agents = (await get('/v1/agents')).json<{ agents: { id: string; capabilities: Record<string, boolean> | null }[] }>().agents;
+  expect(agents.find((a) => a.id === 'mock')?.capabilities).toMatchObject({ steer: true, fork: true, forkAtTurn: true });
+});
+
 describe('delivery queue', () => {
   it('queues while a turn runs, lists and cancels, then starts each as its own turn in order', async () => {
     await start();
