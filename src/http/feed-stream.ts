@@ -3,14 +3,13 @@
 // accepts data and waits for `drain` otherwise, so replay and live delivery are one loop with no
 // seam, and its only backlog is `lastCursor - cursor`. A reader that stays more than maxLag
 // entries behind with a full socket past the grace period is closed with a comment saying where
-// to resume: the lag rule of the session streams, with its own bound (--feed-max-lag), since one
-// feed reader carries every session's events.
+// to resume: the lag rule of the session streams (pull-stream.ts), with its own bound
+// (--feed-max-lag), since one feed reader carries every session's events.
 import type { ServerResponse } from 'node:http';
 import type { FeedLog } from '../sessions/feed-log.js';
 import { FEED_PAGE } from '../sessions/feed-log.js';
 import { matches, sseFrames, type FeedFilter } from './feed-frames.js';
-import { keepAlive } from './log-stream.js';
-import { outputFor, type StreamOutput } from './stream-output.js';
+import { PullStream } from './pull-stream.js';
 
 export interface FeedStreamOptions {
   after: number;
@@ -24,72 +23,45 @@ export interface FeedStreamOptions {
   onDropped?: (reason: 'lag') => void;
 }
 
-export class FeedStream {
+export class FeedStream extends PullStream {
   /** Read up to here (entries the filter left out included). */
   private cursor: number;
   /** The last cursor sent: where a client resumes (Last-Event-ID). */
   private sent: number;
-  private waitingDrain = false;
-  private scheduled = false;
-  private closed = false;
   private readonly unlisten: () => void;
-  private stopKeepAlive: (() => void) | undefined;
-  private stopDrain: (() => void) | undefined;
-  private out!: StreamOutput;
-  private lagTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly feed: FeedLog,
-    private readonly res: ServerResponse,
+    res: ServerResponse,
     private readonly options: FeedStreamOptions,
   ) {
+    super(res, options);
     this.cursor = this.sent = options.after;
     this.unlisten = feed.listen(
-      () => this.onAppend(),
+      () => this.appended(),
       () => this.closeAfterFlush('the daemon is stopping'),
     );
   }
 
   start(): void {
     if (this.res.destroyed) return this.finish();
-    this.out = outputFor(this.res);
-    this.res.on('close', () => this.finish());
-    this.stopDrain = this.out.onDrain(() => {
-      this.waitingDrain = false;
-      this.pump();
-    });
-    this.out.write(`retry: ${this.options.retryMs}\n\n`);
-    this.stopKeepAlive = keepAlive(this.options.keepAliveMs, this.out);
-    this.pump();
+    this.begin(true);
   }
 
-  private onAppend(): void {
-    if (!this.waitingDrain) return this.schedule();
-    if (this.feed.lastCursor - this.cursor > this.options.maxLag && !this.lagTimer) {
-      this.lagTimer = setTimeout(() => this.judgeLag(), this.options.lagGraceMs);
-      this.lagTimer.unref();
-    }
+  protected behind(): number {
+    return this.feed.lastCursor - this.cursor;
   }
 
-  private judgeLag(): void {
-    this.lagTimer = undefined;
-    const lag = this.feed.lastCursor - this.cursor;
-    if (this.closed || !this.waitingDrain || lag <= this.options.maxLag) return;
+  protected dropSlow(lag: number): void {
     this.options.onDropped?.('lag');
     this.close(`subscriber fell ${lag} entries behind (limit ${this.options.maxLag}); reconnect with Last-Event-ID: ${this.sent}`);
   }
 
-  /** Entries committed in one tick leave in one write, at the end of it. */
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    process.nextTick(() => {
-      this.scheduled = false;
-      this.pump();
-    });
+  protected socketClosed(): void {
+    this.finish();
   }
 
-  private pump(force = false): void {
+  protected pump(force = false): void {
     while (!this.closed && (force || !this.waitingDrain) && this.cursor < this.feed.lastCursor) {
       let page: ReturnType<FeedLog['read']>;
       try {
@@ -109,15 +81,15 @@ export class FeedStream {
 
   /** The feed gets nothing more: send what this reader has not had (even past a full socket), then end. */
   private closeAfterFlush(reason: string): void {
-    if (this.out) this.pump(true);
+    if (this.started) this.pump(true);
     this.close(reason);
   }
 
   close(reason?: string): void {
     if (this.closed) return;
-    if (reason && this.out) this.out.write(`: closed: ${reason}\n\n`);
+    if (reason && this.started) this.out.write(`: closed: ${reason}\n\n`);
     this.finish();
-    if (this.out) this.out.end();
+    if (this.started) this.out.end();
     else this.res.end();
   }
 
@@ -125,9 +97,7 @@ export class FeedStream {
     if (this.closed) return;
     this.closed = true;
     this.unlisten();
-    this.stopKeepAlive?.();
-    this.stopDrain?.();
-    if (this.lagTimer) clearTimeout(this.lagTimer);
+    this.stopPacing();
     this.options.onClose?.();
   }
 }

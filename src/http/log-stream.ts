@@ -1,10 +1,11 @@
 // One subscriber streaming a session's log to a socket, as SSE or NDJSON. It pulls from the log
 // with a cursor and writes only while the socket accepts data, so replay and live delivery are one
 // loop (no gap, no duplicate) and the only backlog is `lastSequence - cursor`, which is bounded: a
-// subscriber that falls `maxLag` events behind is closed with a comment saying where to resume.
+// subscriber that falls `maxLag` events behind is closed with a comment saying where to resume
+// (the pacing is pull-stream.ts's, shared with the feed's streams).
 import type { ServerResponse } from 'node:http';
 import { rangeFrames, type StreamFormat } from './frames.js';
-import { outputFor, type StreamOutput } from './stream-output.js';
+import { PullStream } from './pull-stream.js';
 import type { EventLog } from '../sessions/event-log.js';
 import type { UniversalEvent } from '../schema/events.js';
 
@@ -30,24 +31,17 @@ export interface LogStreamOptions {
 
 const BATCH = 256;
 
-export class LogStream {
+export class LogStream extends PullStream {
   private cursor: number;
   private stopAt = Infinity;
-  private waitingDrain = false;
-  private started = false;
-  private scheduled = false;
-  private closed = false;
   private readonly unlisten: () => void;
-  private stopKeepAlive: (() => void) | undefined;
-  private stopDrain: (() => void) | undefined;
-  private out!: StreamOutput;
-  private lagTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly log: EventLog,
-    private readonly res: ServerResponse,
+    res: ServerResponse,
     private readonly options: LogStreamOptions,
   ) {
+    super(res, options);
     this.cursor = options.after;
     // Listening starts now, writing only at start(): a turn stream is created before its turn is
     // dispatched, so it sees (and can stop at) every event of the turn, yet nothing is written if
@@ -60,20 +54,8 @@ export class LogStream {
 
   /** Begins writing: the SSE preamble, the backlog after the cursor, then live events. */
   start(): void {
-    const { res, options } = this;
-    this.started = true;
-    if (res.destroyed) return this.finish(true); // the client left while the turn was dispatched
-    this.out = outputFor(res);
-    res.on('close', () => this.finish(true));
-    this.stopDrain = this.out.onDrain(() => {
-      this.waitingDrain = false;
-      this.pump();
-    });
-    if (options.format === 'sse') {
-      this.out.write(`retry: ${options.retryMs}\n\n`);
-      this.stopKeepAlive = keepAlive(options.keepAliveMs, this.out);
-    }
-    this.pump();
+    if (this.res.destroyed) return this.finish(true); // the client left while the turn was dispatched
+    this.begin(this.options.format === 'sse');
   }
 
   /** Stops listening without having written anything (the request was refused). */
@@ -83,41 +65,24 @@ export class LogStream {
 
   private onAppend(event: UniversalEvent): void {
     if (this.options.until?.(event) && event.sequence < this.stopAt) this.stopAt = event.sequence;
-    if (!this.started) return;
-    if (!this.waitingDrain) return this.schedule();
-    // One read of an agent's stdout can append thousands of events before the socket gets a
-    // chance to drain, so lag alone does not mean the client is slow. Judge it after a grace
-    // period instead: still stalled and still too far behind then means it is not keeping up.
-    if (this.log.lastSequence - this.cursor > this.options.maxLag && !this.lagTimer) {
-      this.lagTimer = setTimeout(() => this.judgeLag(), this.options.lagGraceMs);
-      this.lagTimer.unref();
-    }
+    this.appended();
   }
 
-  private judgeLag(): void {
-    this.lagTimer = undefined;
-    const lag = this.log.lastSequence - this.cursor;
-    if (this.closed || !this.waitingDrain || lag <= this.options.maxLag) return;
+  protected behind(): number {
+    return this.log.lastSequence - this.cursor;
+  }
+
+  protected dropSlow(lag: number): void {
     this.options.onDropped?.('lag');
     this.close(`subscriber fell ${lag} events behind (limit ${this.options.maxLag}); reconnect with Last-Event-ID: ${this.cursor}`);
   }
 
-  /**
-   * Writing waits for the end of the tick: events appended together (a turn's opening events, the
-   * lines of one stdout read) leave as one write, and every subscriber at the same cursor shares
-   * that write's bytes (see rangeFrame).
-   */
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    process.nextTick(() => {
-      this.scheduled = false;
-      this.pump();
-    });
+  protected socketClosed(): void {
+    this.finish(true);
   }
 
   /** `force` writes past a full socket (the final flush). */
-  private pump(force = false): void {
+  protected pump(force = false): void {
     while (!this.closed && (force || !this.waitingDrain) && this.cursor < Math.min(this.log.lastSequence, this.stopAt)) {
       const to = Math.min(this.log.lastSequence, this.stopAt, this.cursor + BATCH);
       let frame: Buffer;
@@ -156,9 +121,7 @@ export class LogStream {
     if (this.closed) return;
     this.closed = true;
     this.unlisten();
-    this.stopKeepAlive?.();
-    this.stopDrain?.();
-    if (this.lagTimer) clearTimeout(this.lagTimer);
+    this.stopPacing();
     this.options.onClose?.(byClient);
   }
 }
@@ -184,32 +147,6 @@ function rangeFrame(log: EventLog, after: number, to: number, options: LogStream
   let frame = cache.frames.get(key);
   if (!frame) cache.frames.set(key, (frame = build()));
   return frame;
-}
-
-/**
- * One timer per keep-alive interval for all SSE streams, not one per stream: thousands of idle
- * readers then cost one wake-up every 15 s.
- */
-const keepAliveGroups = new Map<number, { streams: Set<StreamOutput>; timer: NodeJS.Timeout }>();
-const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
-
-export function keepAlive(intervalMs: number, out: StreamOutput): () => void {
-  let group = keepAliveGroups.get(intervalMs);
-  if (!group) {
-    const streams = new Set<StreamOutput>();
-    const timer = setInterval(() => streams.forEach((o) => o.write(KEEP_ALIVE)), intervalMs);
-    timer.unref();
-    keepAliveGroups.set(intervalMs, (group = { streams, timer }));
-  }
-  const { streams, timer } = group;
-  streams.add(out);
-  return () => {
-    streams.delete(out);
-    if (streams.size === 0) {
-      clearInterval(timer);
-      keepAliveGroups.delete(intervalMs);
-    }
-  };
 }
 
 export const SSE_HEADERS = {
