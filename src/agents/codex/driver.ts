@@ -12,6 +12,7 @@
 //   replies    a JSON-RPC response to the server's request, found by its id (or the item id):
 //              approvals `{decision}`, request_user_input `{answers: {<question id>: {answers}}}`
 //   interrupt  `turn/interrupt {threadId, turnId}` with the turn id of the running turn
+//   steer      `turn/steer {threadId, expectedTurnId, input}`: the running turn takes the input
 //   terminate  every pending server request declined, then the process group killed
 //
 // permissionMode → thread approvalPolicy + sandbox (docs/codex.md):

@@ -152,6 +152,16 @@ export class CodexSession implements AgentHandle {
     }
   }
 
+  /** turn/steer into the running turn: Codex cuts the model's answer short and asks again with the
+   *  steered input after it, in the same turn (docs/codex.md). Never turn/start: on a busy thread
+   *  0.169.0 merges that into the running turn too, but as a new turn's request it would race the
+   *  daemon's turn bookkeeping. */
+  async steer(turn: TurnInput): Promise<void> {
+    const turnId = await this.runningTurn('steer');
+    const params = { threadId: this.threadId, expectedTurnId: turnId, input: turnInput(turn, this.options.cwd) };
+    await this.rpc.request('turn/steer', params, this.rpcTimeout).catch((err) => Promise.reject(this.io(err)));
+  }
+
   replyPermission(id: string, reply: PermissionReply): Promise<void> {
     const request = this.take(id);
     return this.respond(request.id, permissionResult(request, reply));
@@ -163,15 +173,21 @@ export class CodexSession implements AgentHandle {
   }
 
   async interrupt(): Promise<void> {
+    const turnId = await this.runningTurn('interrupt');
+    await this.rpc.request('turn/interrupt', { threadId: this.threadId, turnId }, this.rpcTimeout).catch((err) => Promise.reject(this.io(err)));
+  }
+
+  /** The running turn's id (interrupt and steer name it), waiting a little for it when turn/start
+   *  was sent but neither its answer nor turn/started has arrived yet. */
+  private async runningTurn(what: string): Promise<string> {
     if (this.turnId === undefined) {
-      // turn/start was sent but neither its answer nor turn/started has arrived yet.
       await new Promise<void>((r) => {
         const timer = setTimeout(r, TURN_ID_WAIT_MS).unref();
         this.turnKnown = () => (clearTimeout(timer), (this.turnKnown = undefined), r());
       });
     }
-    if (this.turnId === undefined) throw new ApiError('agent_io_failed', 'Codex has no running turn to interrupt.', { agent: 'codex' });
-    await this.rpc.request('turn/interrupt', { threadId: this.threadId, turnId: this.turnId }, this.rpcTimeout).catch((err) => Promise.reject(this.io(err)));
+    if (this.turnId === undefined) throw new ApiError('agent_io_failed', `Codex has no running turn to ${what}.`, { agent: 'codex' });
+    return this.turnId;
   }
 
   async terminate(): Promise<void> {
@@ -182,3 +198,4 @@ export class CodexSession implements AgentHandle {
     await this.proc.kill();
   }
 }
+
