@@ -22,6 +22,6 @@ export const codexCapabilities: Capabilities = {
   nativeTurnStart: true, // turn/started
   nativeHitlResolution: false, // serverRequest/resolved only confirms our answer: the daemon resolves
   steer: true, // turn/steer: the steered input is a userMessage item of the running turn
-  fork: false,
-  forkAtTurn: false,
+  fork: true, // thread/fork through the parent's last turn (forkPoint)
+  forkAtTurn: true, // thread/fork with lastTurnId: an earlier turn's native id
 };

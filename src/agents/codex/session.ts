@@ -81,17 +81,13 @@ export class CodexSession implements AgentHandle {
     return this.proc.pid;
   }
 
-  /** initialize → initialized → thread/start (or thread/resume); resolves with the thread id. */
+  /** initialize → initialized → thread/start (or thread/resume, thread/fork); resolves with the thread id. */
   private async handshake(launch: CodexLaunch): Promise<string> {
     const { options, limits, rpc } = this;
     const capabilities = needsExperimentalApi(options.agentMode) ? { experimentalApi: true } : null;
     await rpc.request('initialize', { clientInfo: launch.clientInfo, capabilities }, limits.startTimeoutMs);
     await rpc.notify('initialized');
-    const result = options.nativeSessionId
-      ? // excludeTurns: the daemon has the history already; without it Codex answers with the whole
-        // thread and a deprecationNotice for "full-history hydration" (0.169.0).
-        await rpc.request('thread/resume', { threadId: options.nativeSessionId, excludeTurns: true, ...launch.thread }, limits.startTimeoutMs)
-      : await rpc.request('thread/start', launch.thread, limits.startTimeoutMs);
+    const result = await rpc.request(...threadRequest(options, launch), limits.startTimeoutMs);
     const thread = isObject(result) && isObject(result.thread) ? result.thread : undefined;
     if (!thread || typeof thread.id !== 'string') throw new Error(`no thread in the answer: ${JSON.stringify(result).slice(0, 200)}`);
     if (isObject(result) && typeof result.model === 'string') this.threadModel = result.model;
@@ -199,3 +195,17 @@ export class CodexSession implements AgentHandle {
   }
 }
 
+/** How the thread is had: forked from another thread (a new thread id, up to and including the
+ *  turn ForkOptions.point names: forkPoint), resumed, or started. excludeTurns: the daemon has the
+ *  history already; without it Codex answers with the whole thread and a deprecationNotice for
+ *  "full-history hydration" (0.169.0). */
+export function threadRequest(options: Pick<StartOptions, 'nativeSessionId' | 'fork'>, launch: Pick<CodexLaunch, 'thread'>): [string, Record<string, unknown>] {
+  const { fork, nativeSessionId } = options;
+  if (fork) {
+    // lastTurnId even at the end: the parent may start another turn before this process is up.
+    const at = fork.point ? { lastTurnId: fork.point } : {};
+    return ['thread/fork', { threadId: fork.nativeSessionId, ...at, excludeTurns: true, ...launch.thread }];
+  }
+  if (nativeSessionId) return ['thread/resume', { threadId: nativeSessionId, excludeTurns: true, ...launch.thread }];
+  return ['thread/start', launch.thread];
+}
