@@ -21,7 +21,7 @@ export const codexCapabilities: Capabilities = {
   userMessages: true, // Codex echoes the user's input as a userMessage item
   nativeTurnStart: true, // turn/started
   nativeHitlResolution: false, // serverRequest/resolved only confirms our answer: the daemon resolves
-  steer: false,
-  fork: false,
-  forkAtTurn: false,
+  steer: true, // turn/steer: the steered input is a userMessage item of the running turn
+  fork: true, // thread/fork through the parent's last turn (forkPoint)
+  forkAtTurn: true, // thread/fork with lastTurnId: an earlier turn's native id
 };

@@ -4,7 +4,8 @@
 // `codex app-server generate-json-schema` (v2).
 //
 //   start      spawn, `initialize` → `initialized`, then `thread/start` (or `thread/resume` with the
-//              nativeSessionId, which is the thread id) with the MCP servers as `config`
+//              nativeSessionId, which is the thread id, or `thread/fork` of the parent's thread
+//              through the turn forkPoint found: a new thread id) with the MCP servers as `config`
 //              (mcp.ts); ready = the thread exists and its MCP servers have started
 //   send       `turn/start {threadId, input, effort?, collaborationMode?}` (effort = the session's
 //              variant, collaborationMode for agentMode plan: modes.ts): text, images as
@@ -12,6 +13,7 @@
 //   replies    a JSON-RPC response to the server's request, found by its id (or the item id):
 //              approvals `{decision}`, request_user_input `{answers: {<question id>: {answers}}}`
 //   interrupt  `turn/interrupt {threadId, turnId}` with the turn id of the running turn
+//   steer      `turn/steer {threadId, expectedTurnId, input}`: the running turn takes the input
 //   terminate  every pending server request declined, then the process group killed
 //
 // permissionMode → thread approvalPolicy + sandbox (docs/codex.md):
@@ -32,6 +34,7 @@ import type { AgentDriver, StartOptions } from '../types.js';
 import { codexCapabilities } from './capabilities.js';
 import { listCodexModels, listCodexModes, type CatalogueDeps } from './offerings.js';
 import { codexConverter } from './convert.js';
+import { codexForkPoint } from './fork.js';
 import { codexMcpServers } from './mcp.js';
 import { CODEX_MODES } from './modes.js';
 import { CODEX_MODELS } from './models.js';
@@ -59,6 +62,7 @@ export function createCodexDriver(limits: ProcessLimits, locate: LocateCodex = c
     models: CODEX_MODELS,
     listModels: (ctx) => listCodexModels(ctx, catalogue),
     listModes: (ctx) => listCodexModes(ctx, catalogue),
+    forkPoint: codexForkPoint,
     start: async (options, sink) =>
       CodexSession.start(options, sink, limits, { executable: await locate(), args: CODEX_ARGS, clientInfo: CLIENT_INFO, thread: threadParams(options) }),
     // The app-server could take another cwd per thread, but a spare's thread is started already

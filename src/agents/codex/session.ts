@@ -81,17 +81,13 @@ export class CodexSession implements AgentHandle {
     return this.proc.pid;
   }
 
-  /** initialize → initialized → thread/start (or thread/resume); resolves with the thread id. */
+  /** initialize → initialized → thread/start (or thread/resume, thread/fork); resolves with the thread id. */
   private async handshake(launch: CodexLaunch): Promise<string> {
     const { options, limits, rpc } = this;
     const capabilities = needsExperimentalApi(options.agentMode) ? { experimentalApi: true } : null;
     await rpc.request('initialize', { clientInfo: launch.clientInfo, capabilities }, limits.startTimeoutMs);
     await rpc.notify('initialized');
-    const result = options.nativeSessionId
-      ? // excludeTurns: the daemon has the history already; without it Codex answers with the whole
-        // thread and a deprecationNotice for "full-history hydration" (0.169.0).
-        await rpc.request('thread/resume', { threadId: options.nativeSessionId, excludeTurns: true, ...launch.thread }, limits.startTimeoutMs)
-      : await rpc.request('thread/start', launch.thread, limits.startTimeoutMs);
+    const result = await rpc.request(...threadRequest(options, launch), limits.startTimeoutMs);
     const thread = isObject(result) && isObject(result.thread) ? result.thread : undefined;
     if (!thread || typeof thread.id !== 'string') throw new Error(`no thread in the answer: ${JSON.stringify(result).slice(0, 200)}`);
     if (isObject(result) && typeof result.model === 'string') this.threadModel = result.model;
@@ -152,6 +148,16 @@ export class CodexSession implements AgentHandle {
     }
   }
 
+  /** turn/steer into the running turn: Codex cuts the model's answer short and asks again with the
+   *  steered input after it, in the same turn (docs/codex.md). Never turn/start: on a busy thread
+   *  0.169.0 merges that into the running turn too, but as a new turn's request it would race the
+   *  daemon's turn bookkeeping. */
+  async steer(turn: TurnInput): Promise<void> {
+    const turnId = await this.runningTurn('steer');
+    const params = { threadId: this.threadId, expectedTurnId: turnId, input: turnInput(turn, this.options.cwd) };
+    await this.rpc.request('turn/steer', params, this.rpcTimeout).catch((err) => Promise.reject(this.io(err)));
+  }
+
   replyPermission(id: string, reply: PermissionReply): Promise<void> {
     const request = this.take(id);
     return this.respond(request.id, permissionResult(request, reply));
@@ -163,15 +169,21 @@ export class CodexSession implements AgentHandle {
   }
 
   async interrupt(): Promise<void> {
+    const turnId = await this.runningTurn('interrupt');
+    await this.rpc.request('turn/interrupt', { threadId: this.threadId, turnId }, this.rpcTimeout).catch((err) => Promise.reject(this.io(err)));
+  }
+
+  /** The running turn's id (interrupt and steer name it), waiting a little for it when turn/start
+   *  was sent but neither its answer nor turn/started has arrived yet. */
+  private async runningTurn(what: string): Promise<string> {
     if (this.turnId === undefined) {
-      // turn/start was sent but neither its answer nor turn/started has arrived yet.
       await new Promise<void>((r) => {
         const timer = setTimeout(r, TURN_ID_WAIT_MS).unref();
         this.turnKnown = () => (clearTimeout(timer), (this.turnKnown = undefined), r());
       });
     }
-    if (this.turnId === undefined) throw new ApiError('agent_io_failed', 'Codex has no running turn to interrupt.', { agent: 'codex' });
-    await this.rpc.request('turn/interrupt', { threadId: this.threadId, turnId: this.turnId }, this.rpcTimeout).catch((err) => Promise.reject(this.io(err)));
+    if (this.turnId === undefined) throw new ApiError('agent_io_failed', `Codex has no running turn to ${what}.`, { agent: 'codex' });
+    return this.turnId;
   }
 
   async terminate(): Promise<void> {
@@ -181,4 +193,19 @@ export class CodexSession implements AgentHandle {
     await Promise.all(open.map((r) => this.rpc.respond(r.id, declineResult(r)).catch(() => undefined)));
     await this.proc.kill();
   }
+}
+
+/** How the thread is had: forked from another thread (a new thread id, up to and including the
+ *  turn ForkOptions.point names: forkPoint), resumed, or started. excludeTurns: the daemon has the
+ *  history already; without it Codex answers with the whole thread and a deprecationNotice for
+ *  "full-history hydration" (0.169.0). */
+export function threadRequest(options: Pick<StartOptions, 'nativeSessionId' | 'fork'>, launch: Pick<CodexLaunch, 'thread'>): [string, Record<string, unknown>] {
+  const { fork, nativeSessionId } = options;
+  if (fork) {
+    // lastTurnId even at the end: the parent may start another turn before this process is up.
+    const at = fork.point ? { lastTurnId: fork.point } : {};
+    return ['thread/fork', { threadId: fork.nativeSessionId, ...at, excludeTurns: true, ...launch.thread }];
+  }
+  if (nativeSessionId) return ['thread/resume', { threadId: nativeSessionId, excludeTurns: true, ...launch.thread }];
+  return ['thread/start', launch.thread];
 }
