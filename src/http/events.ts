@@ -30,7 +30,7 @@ const getEvents = route({
   },
   ok: { 200: json(EventsResponse, 'A page of events') }, errors: [...SESSION_ERRORS, 'events_evicted', 'offset_ahead'],
   async handler(input, { sessions }) {
-    const session = sessions.get(input.params.id);
+    const session = sessions.read(input.params.id);
     const q = input.query;
     const after = q.offset ?? 0;
     const limit = q.limit ?? DEFAULT_POLL_LIMIT;
@@ -50,7 +50,7 @@ const streamEventsSse = route({
   errors: [...SESSION_ERRORS, 'events_evicted', 'offset_ahead', 'too_many_subscribers'],
   async handler(input, { sessions, config, metrics }) {
     const { req, reply } = input;
-    const session = sessions.get(input.params.id);
+    const session = sessions.read(input.params.id);
     const q = input.query;
     const after = lastEventId(req.headers['last-event-id']) ?? q.offset ?? 0;
     session.log.assertAvailable(after);

@@ -11,7 +11,7 @@ const listQueue = route({
   summary: "The messages waiting to start as the session's next turns, in order",
   params: SessionPath,
   ok: { 200: json(QueueList, 'Queued messages') }, errors: SESSION_ERRORS,
-  handler: async ({ params }, { sessions }) => ({ messages: sessions.get(params.id).queue.list() }),
+  handler: async ({ params }, { sessions }) => ({ messages: sessions.read(params.id).queue.list() }),
 });
 
 const cancelQueued = route({

@@ -45,7 +45,7 @@ const getSession = route({
   summary: 'One session',
   params: SessionPath,
   ok: { 200: json(SessionInfo, 'Session') }, errors: SESSION_ERRORS,
-  handler: async ({ params }, { sessions }) => sessions.get(params.id).info(),
+  handler: async ({ params }, { sessions }) => sessions.read(params.id).info(),
 });
 
 const deleteSession = route({

@@ -16,7 +16,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { DeletionReason, EventStore } from '../store/event-store.js';
 import type { EventLogLimits } from './event-log.js';
 import { FeedLog } from './feed-log.js';
-import { planFork } from './fork.js';
+import { planFork, type ForkPlan } from './fork.js';
 import type { HitlSettings } from './hitl-policy.js';
 import { resolveCwd } from './session-paths.js';
 import { Session } from './session.js';
@@ -60,6 +60,11 @@ export class SessionManager {
   readonly feed: FeedLog;
   /** The --max-sessions bound: reserved ids, claimed ended sessions. */
   private readonly room: SessionRoom;
+  /**
+   * Sessions whose agent is starting (create, fork): readable already, since their first events
+   * are in the feed before the create answers, but not yet taking commands (get() does not find them).
+   */
+  private readonly opening = new Map<string, Session>();
   /** Agents being started: shutdown waits for them so it can end them too. */
   private readonly starting = new Set<Promise<void>>();
   private closing = false;
@@ -137,19 +142,11 @@ export class SessionManager {
     const parent = this.get(parentId);
     const driver = parent.driver;
     const plan = planFork(parent, driver, body);
-    return this.open(
-      body.id,
-      async (id) => {
-        const session = new Session(id, plan.request, driver, this.deps);
-        session.copyHistory(plan);
-        return session;
-      },
-      plan.atTurn,
-    );
+    return this.open(body.id, async (id) => new Session(id, plan.request, driver, this.deps), plan);
   }
 
   /** Reserves the id and room, builds the session, starts its agent and lists it (or leaves nothing behind). */
-  private async open(requestedId: string | undefined, build: (id: string) => Promise<Session>, atTurn?: string | null): Promise<Session> {
+  private async open(requestedId: string | undefined, build: (id: string) => Promise<Session>, fork?: ForkPlan): Promise<Session> {
     if (this.closing) throw new ApiError('shutting_down', 'The daemon is shutting down; no new sessions.');
     const id = requestedId ?? this.options.ids.next('sess');
     if (this.sessions.has(id) || this.room.reserved.has(id)) {
@@ -159,7 +156,8 @@ export class SessionManager {
     this.room.reserved.add(id);
     try {
       const session = await build(id);
-      const starting = session.start(atTurn);
+      this.opening.set(id, session);
+      const starting = session.start(fork);
       this.starting.add(starting);
       try {
         await starting;
@@ -180,6 +178,7 @@ export class SessionManager {
       this.sessions.set(id, session);
       return session;
     } finally {
+      this.opening.delete(id);
       this.room.reserved.delete(id);
       if (victim !== undefined) this.room.claimed.delete(victim);
       this.pool?.trim(); // a session that started its own agent takes a spare's place
@@ -202,14 +201,21 @@ export class SessionManager {
     return session;
   }
 
+  /** A session to read (its info, its events): one whose agent is still starting included. */
+  read(id: string): Session {
+    const session = this.sessions.get(id) ?? this.opening.get(id);
+    if (!session) throw sessionNotFound(id);
+    return session;
+  }
+
   /** Every session held in memory, oldest first (metrics read their status and log size). */
   all(): IterableIterator<Session> {
     return this.sessions.values();
   }
 
-  /** Newest first. */
+  /** Newest first (those starting first of all). */
   list(): SessionInfo[] {
-    return [...this.sessions.values()].reverse().map((s) => s.info());
+    return [...this.sessions.values(), ...this.opening.values()].reverse().map((s) => s.info());
   }
 
   async delete(id: string): Promise<void> {

@@ -99,24 +99,21 @@ export class Session {
   }
 
   /**
-   * A new fork (fork.ts), before start: its parent's events up to the branch point, copied into
-   * its log, and the normalizer as it stands after them.
+   * Spawns the agent; resolves once it is ready for a first turn. A fork (fork.ts) first gets its
+   * parent's events up to the branch point, copied into its log, and its normalizer as it stands
+   * after them; then `session.forked`.
    */
-  copyHistory(plan: ForkPlan): void {
-    for (const event of plan.events) this.log.copy(event);
-    if (plan.events.length > 0) this.normalizer.restore(plan.snapshot, false);
-  }
-
-  /** Spawns the agent; resolves once it is ready for a first turn. */
-  async start(atTurn?: string | null): Promise<void> {
+  async start(fork?: ForkPlan): Promise<void> {
     const r = this.request;
+    for (const event of fork?.events ?? []) this.log.copy(event);
+    if (fork && fork.events.length > 0) this.normalizer.restore(fork.snapshot, false);
     // A fork's copied log has its session.started already, unless it branched before anything.
     if (!r.forkedFrom || this.log.lastAppended === 0) {
       this.apply(this.normalizer.sessionCreated({ agent: r.agent, cwd: r.cwd, ...(r.model ? { model: r.model } : {}) }, r));
     }
     if (r.forkedFrom) {
       const forked_from = { session_id: r.forkedFrom.sessionId, sequence: r.forkedFrom.sequence };
-      this.apply(this.normalizer.daemonEvent({ type: 'session.forked', data: { forked_from, at_turn: atTurn ?? null } }));
+      this.apply(this.normalizer.daemonEvent({ type: 'session.forked', data: { forked_from, at_turn: fork?.atTurn ?? null } }));
     }
     await this.agent.start();
   }

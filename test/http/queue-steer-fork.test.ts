@@ -232,6 +232,27 @@ describe('fork', () => {
     expect((await post(app, '/v1/sessions/s1/fork', { at: of(parent, 'turn.ended')[1]!.sequence })).statusCode).toBe(201);
   });
 
+  it('a fork can be read as soon as its first event is in the feed, before the fork answers', async () => {
+    await twoTurns();
+    const seen: number[] = [];
+    // The feed tells its listeners synchronously at each commit (the memory store commits at once),
+    // while the fork's agent has not started yet: its info and events must be readable then.
+    const stop = app.sessions.feed.listen(() => {
+      try {
+        seen.push(app.sessions.read('early').log.lastSequence);
+      } catch {
+        seen.push(-1);
+      }
+    });
+    const res = await post(app, '/v1/sessions/s1/fork', { id: 'early' });
+    stop();
+    expect(res.statusCode, res.body).toBe(201);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.filter((n) => n < 0)).toEqual([]);
+    // Commands wait for the fork's answer; reads do not.
+    expect((await get('/v1/sessions')).json<{ sessions: SessionInfo[] }>().sessions[0]!.sessionId).toBe('early');
+  });
+
   it('forks a session with no turn yet as a fresh one', async () => {
     await start();
     const res = await post(app, '/v1/sessions/s1/fork', { id: 'f0' });
