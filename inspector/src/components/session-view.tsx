@@ -84,7 +84,9 @@ export function SessionView(props: { api: Api; id: string }) {
 
   const t = transcript.current;
   const status = t.lastSequence > 0 ? t.status : info?.status;
-  const forking: Forking = {
+  // An agent that forks nowhere gets no Fork buttons at all; one that forks only somewhere gets
+  // them disabled, with the reason, where it cannot.
+  const forking: Forking | undefined = caps && !caps.fork && !caps.forkAtTurn ? undefined : {
     // After the last turn with none running is the end of the conversation (capability fork); any
     // other turn is an earlier one (forkAtTurn). Unknown capabilities: offered, the daemon decides.
     refusal: (ended) => {
