@@ -2,7 +2,7 @@
 // calls (messages, events, turns, replies) live on its Session handle.
 import { feedQuery, followFeed, type FeedOptions, type FeedPageOptions } from './feed-stream.js';
 import { Session } from './session.js';
-import { seg, Transport, type ClientOptions } from './transport.js';
+import { CREATE_TIMEOUT_MS, seg, Transport, type ClientOptions } from './transport.js';
 import type {
   AgentId,
   AgentInfo,
@@ -17,8 +17,7 @@ import type {
   SessionInfo,
 } from './types.js';
 
-/** Creating waits for the agent to start, and may first install its CLI (autoInstall). */
-export const CREATE_TIMEOUT_MS = 300_000;
+export { CREATE_TIMEOUT_MS } from './transport.js';
 /** An install downloads a CLI from the npm registry. */
 export const INSTALL_TIMEOUT_MS = 600_000;
 

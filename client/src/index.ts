@@ -1,6 +1,6 @@
 // agentwire-client: the public surface. Everything here runs in Node ≥ 20 and in browsers.
 export { createClient, CREATE_TIMEOUT_MS, INSTALL_TIMEOUT_MS, type AgentwireClient } from './client.js';
-export { Session } from './session.js';
+export { Session, type ForkedSession, type SendOptions } from './session.js';
 export { AgentwireError, type ClientErrorCode, type ErrorCode } from './errors.js';
 export { DEFAULT_TIMEOUT_MS, type ClientOptions, type FetchLike } from './transport.js';
 export { DEFAULT_IDLE_TIMEOUT_MS, type EventsOptions, type ReconnectInfo } from './event-stream.js';

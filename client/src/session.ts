@@ -3,8 +3,37 @@
 // gets `session_not_found` from its next call.
 import { followEvents, type EventsOptions } from './event-stream.js';
 import { runTurn, type TurnOptions, type TurnResult } from './turn.js';
-import { seg, type Transport } from './transport.js';
-import type { CallOptions, MessageRequest, PermissionReply, QuestionAnswers, SessionInfo, UniversalEvent } from './types.js';
+import { CREATE_TIMEOUT_MS, seg, type Transport } from './transport.js';
+import type {
+  CallOptions,
+  Delivery,
+  ForkRequest,
+  MessageAccepted,
+  MessageRequest,
+  PermissionReply,
+  QuestionAnswers,
+  QueuedMessage,
+  SessionInfo,
+  UniversalEvent,
+} from './types.js';
+
+export interface SendOptions extends CallOptions {
+  /**
+   * What to do with the message while a turn runs: `queue` it as the next turn, `steer` it into the
+   * running turn (agents with capability `steer`), or `interrupt` the turn and run it next. With
+   * no turn running, each starts the turn. Without it, a running turn is 409 `turn_in_progress`.
+   */
+  delivery?: Delivery;
+}
+
+/** A fork: a handle on the new session, and its SessionInfo (with `forkedFrom`). */
+export interface ForkedSession {
+  session: Session;
+  info: SessionInfo;
+}
+
+/** A message without a delivery: its send answers 204 and resolves with nothing. */
+type PlainMessage = string | (MessageRequest & { delivery?: undefined });
 
 export class Session {
   constructor(
@@ -21,9 +50,38 @@ export class Session {
     return this.transport.json('GET', this.path, options);
   }
 
-  /** Starts a turn and returns once it is dispatched (204); follow it with events(). */
-  async send(message: string | MessageRequest, options: CallOptions = {}): Promise<void> {
-    await this.transport.json('POST', `${this.path}/messages`, { ...options, body: messageBody(message) });
+  /** Starts a turn and returns once it is dispatched (204); follow it with events(). 409 `turn_in_progress` while one runs. */
+  send(message: PlainMessage, options?: CallOptions & { delivery?: undefined }): Promise<void>;
+  /** With a delivery (202): the message's id and what became of it (`started`, `queued` at `position`, or `steered`). */
+  send(message: string | MessageRequest, options: CallOptions & { delivery: Delivery }): Promise<MessageAccepted>;
+  send(message: MessageRequest & { delivery: Delivery }, options?: CallOptions): Promise<MessageAccepted>;
+  send(message: string | MessageRequest, options?: SendOptions): Promise<MessageAccepted | void>;
+  async send(message: string | MessageRequest, options: SendOptions = {}): Promise<MessageAccepted | void> {
+    const { delivery, ...call } = options;
+    const body = withDelivery(messageBody(message), delivery);
+    const accepted = await this.transport.json<MessageAccepted | undefined>('POST', `${this.path}/messages`, { ...call, body });
+    return body.delivery === undefined ? undefined : accepted;
+  }
+
+  /** The messages waiting in the session's queue, in the order they will start. */
+  async queue(options: CallOptions = {}): Promise<QueuedMessage[]> {
+    return (await this.transport.json<{ messages: QueuedMessage[] }>('GET', `${this.path}/queue`, options)).messages;
+  }
+
+  /** Takes a queued message out before it starts; 404 `queued_message_not_found` once it has started. */
+  async cancelQueued(messageId: string, options: CallOptions = {}): Promise<void> {
+    await this.transport.json('DELETE', `${this.path}/queue/${seg(messageId)}`, options);
+  }
+
+  /**
+   * Branches the conversation into a new session (201): after the parent's last turn, or after the
+   * turn whose `turn.ended` is at sequence `at`; `id` names the new session (else the daemon picks
+   * one). Waits for the fork's agent to start, as create does. 409 `fork_unsupported` where the
+   * agent cannot fork (capabilities `fork`, `forkAtTurn`).
+   */
+  async fork(request: ForkRequest = {}, options: CallOptions = {}): Promise<ForkedSession> {
+    const info = await this.transport.json<SessionInfo>('POST', `${this.path}/fork`, { timeoutMs: CREATE_TIMEOUT_MS, ...options, body: request });
+    return { session: new Session(this.transport, info.sessionId), info };
   }
 
   /** The session's events after a cursor, resumed across dropped connections: see EventsOptions. */
@@ -31,9 +89,13 @@ export class Session {
     return followEvents(this.transport, this.id, options);
   }
 
-  /** Sends a message and runs its turn to the end, answering permissions and questions through the callbacks. */
+  /**
+   * Sends a message and runs its turn to the end, answering permissions and questions through the
+   * callbacks. With `delivery` while a turn runs: the turn the message runs in (the next one for
+   * `queue` and `interrupt`, the running one for `steer`).
+   */
   turn(message: string | MessageRequest, options: TurnOptions = {}): Promise<TurnResult> {
-    return runTurn(this, this.transport, messageBody(message), options);
+    return runTurn(this, this.transport, withDelivery(messageBody(message), options.delivery), options);
   }
 
   async replyPermission(permissionId: string, reply: PermissionReply, options: CallOptions = {}): Promise<void> {
@@ -66,4 +128,9 @@ export class Session {
 
 function messageBody(message: string | MessageRequest): MessageRequest {
   return typeof message === 'string' ? { message } : message;
+}
+
+/** The options' delivery wins over one in the request; none is sent when neither has one. */
+function withDelivery(body: MessageRequest, delivery: Delivery | undefined): MessageRequest {
+  return delivery === undefined ? body : { ...body, delivery };
 }

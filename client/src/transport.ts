@@ -28,6 +28,8 @@ export interface RequestOptions extends CallOptions {
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** Creating (or forking) a session waits for its agent to start, and may first install its CLI (autoInstall). */
+export const CREATE_TIMEOUT_MS = 300_000;
 
 export class Transport {
   readonly baseUrl: string;

@@ -2,6 +2,9 @@
 // stream; it closes at a permission or question, which the callbacks answer, and the rest of the
 // turn is followed with session.events() from the last sequence seen (which also covers a turn
 // stream cut by the network). Aborting, a timeout, or a callback that throws interrupts the turn.
+// A message sent with a delivery while a turn runs is followed to its own turn: the events before it
+// (the rest of someone else's turn) are only shown to onEvent, and a still-queued message is
+// cancelled rather than someone else's turn interrupted.
 import { Cancel } from './cancel.js';
 import { AgentwireError } from './errors.js';
 import type { Session } from './session.js';
@@ -9,6 +12,7 @@ import { ndjsonLines } from './streams.js';
 import { seg, type Transport } from './transport.js';
 import type {
   CallOptions,
+  Delivery,
   EventOf,
   MessageRequest,
   PermissionReply,
@@ -36,18 +40,30 @@ export interface TurnOptions extends CallOptions {
    * `requestTimeoutMs` bounds the wait for the turn stream's answer head (default: the client's timeoutMs).
    */
   requestTimeoutMs?: number;
+  /**
+   * While a turn runs: `queue` (the result is the turn the message starts once the running one and
+   * those queued before it end), `steer` (the running turn, from the moment it took the message),
+   * or `interrupt` (the turn it starts next). Without it, a running turn is 409 `turn_in_progress`.
+   */
+  delivery?: Delivery;
 }
 
 export interface TurnResult {
   turnId: string | undefined;
+  /** The message's id (`msg_…`) when it was sent with a delivery. */
+  messageId: string | undefined;
   /** Every event from turn.started to turn.ended (or session.ended), in order. */
   events: UniversalEvent[];
   /** The text of the turn's last completed assistant message ('' when there was none). */
   text: string;
   /** `turn.ended` metadata.usage: the turn's tokens, when the agent reports them. */
   usage: TokenUsage | undefined;
-  /** `turn.ended` metadata.reason (`completed`, `interrupted`, `error`, `terminated`, `agent_exited`), or `session_ended` if the session ended without one. */
-  reason: TurnEndReason | 'session_ended';
+  /**
+   * `turn.ended` metadata.reason (`completed`, `interrupted`, `error`, `terminated`, `agent_exited`),
+   * `session_ended` if the session ended without one, or `cancelled` if the queued message was
+   * taken out of the queue (DELETE …/queue/{messageId}) before it started.
+   */
+  reason: TurnEndReason | 'session_ended' | 'cancelled';
   /** The turn.ended event itself (undefined if the session ended without one). */
   ended: EventOf<'turn.ended'> | undefined;
 }
@@ -60,10 +76,35 @@ export async function runTurn(session: Session, transport: Transport, body: Mess
   let done: TurnResult | undefined;
   let cursor = 0;
   let dispatched = false;
+  let messageId: string | undefined;
+  // Without a delivery the first event is this turn's turn.started; with one, this turn begins at the
+  // message's turn.started (queue, interrupt, or none running) or message.steered (steer).
+  let ours = body.delivery === undefined;
+
+  /** With a delivery, until the message's turn begins: whether `event` begins it. */
+  const begins = (event: UniversalEvent): boolean => {
+    const mine = (id: string) => messageId === undefined || messageId === id;
+    if (event.type === 'message.queued' && messageId === undefined) messageId = event.data.message_id;
+    else if (event.type === 'message.steered' && mine(event.data.message_id)) {
+      messageId = event.data.message_id;
+      turnId = event.data.turn_id;
+      return true;
+    } else if (event.type === 'turn.started' && event.data.message_id !== undefined && mine(event.data.message_id)) {
+      messageId = event.data.message_id;
+      return true;
+    } else if (event.type === 'message.dequeued' && event.data.message_id === messageId && event.data.reason === 'cancelled') {
+      done = { ...result(undefined, messageId, [], undefined), reason: 'cancelled' };
+    } else if (event.type === 'session.ended') done = result(undefined, messageId, [], undefined);
+    return false;
+  };
 
   const handle = async (event: UniversalEvent): Promise<void> => {
     if (event.sequence <= cursor) return;
     cursor = event.sequence;
+    if (!ours && !(ours = begins(event))) {
+      options.onEvent?.(event);
+      return;
+    }
     events.push(event);
     options.onEvent?.(event);
     if (event.type === 'turn.started') turnId ??= event.data.turn_id;
@@ -75,8 +116,8 @@ export async function runTurn(session: Session, transport: Transport, body: Mess
       const id = event.data.question_id;
       await tolerateResolved(answers === null ? session.rejectQuestion(id, { signal: cancel.signal }) : session.replyQuestion(id, answers, { signal: cancel.signal }));
     } else if (event.type === 'turn.ended' && (turnId === undefined || event.data.turn_id === undefined || event.data.turn_id === turnId)) {
-      done = result(turnId, events, event);
-    } else if (event.type === 'session.ended') done ??= result(turnId, events, undefined);
+      done = result(turnId, messageId, events, event);
+    } else if (event.type === 'session.ended') done ??= result(turnId, messageId, events, undefined);
   };
 
   try {
@@ -113,16 +154,17 @@ export async function runTurn(session: Session, transport: Transport, body: Mess
     throw new AgentwireError('stream_closed', `session '${session.id}': the event stream ended before the turn did`);
   } catch (error) {
     const failure = cancel.signal.aborted ? cancel.errorFor(error, `turn of session '${session.id}'`, options.timeoutMs) : error;
-    if (dispatched && !done) await interruptQuietly(session);
+    if (dispatched && !done) await stopQuietly(session, ours, messageId);
     throw failure;
   } finally {
     cancel.dispose();
   }
 }
 
-function result(turnId: string | undefined, events: UniversalEvent[], ended: EventOf<'turn.ended'> | undefined): TurnResult {
+function result(turnId: string | undefined, messageId: string | undefined, events: UniversalEvent[], ended: EventOf<'turn.ended'> | undefined): TurnResult {
   return {
     turnId,
+    messageId,
     events,
     text: finalText(events),
     usage: ended?.data.metadata.usage,
@@ -167,7 +209,17 @@ async function tolerateResolved(reply: Promise<void>): Promise<void> {
   }
 }
 
-/** Best effort: the turn may have ended meanwhile (409 no_turn_running), or the daemon be gone. */
-async function interruptQuietly(session: Session): Promise<void> {
-  await session.interrupt({ timeoutMs: 10_000 }).catch(() => {});
+/**
+ * Best effort: the turn may have ended meanwhile (409 no_turn_running), or the daemon be gone. A
+ * message still in the queue is taken out instead: the running turn is someone else's (and if it
+ * started meanwhile, 404, its turn is interrupted). One whose id never arrived is left alone.
+ */
+async function stopQuietly(session: Session, ours: boolean, messageId: string | undefined): Promise<void> {
+  const call = { timeoutMs: 10_000 };
+  if (!ours) {
+    if (messageId === undefined) return;
+    const cancelled = await session.cancelQueued(messageId, call).then(() => true, () => false);
+    if (cancelled) return;
+  }
+  await session.interrupt(call).catch(() => {});
 }

@@ -23,6 +23,14 @@ export type SessionInfo = Schemas['SessionInfo'];
 export type SessionStatus = Schemas['SessionStatus'];
 export type MessageRequest = Schemas['MessageRequest'];
 export type Attachment = Schemas['Attachment'];
+/** What to do with a message sent while a turn runs: `queue`, `steer` or `interrupt` (docs/queue-steer-fork.md). */
+export type Delivery = Schemas['Delivery'];
+/** The answer to a message sent with a delivery: `{messageId, delivery, status, position?}`. */
+export type MessageAccepted = Schemas['MessageAccepted'];
+/** One message waiting in a session's queue (GET …/queue). */
+export type QueuedMessage = Schemas['QueuedMessage'];
+export type ForkRequest = Schemas['ForkRequest'];
+export type ForkedFrom = Schemas['ForkedFrom'];
 export type EventsResponse = Schemas['EventsResponse'];
 /** One entry of the daemon-wide feed: `{cursor, event}` or `{cursor, session_deleted}`. */
 export type FeedEntry = Schemas['FeedEntry'];

@@ -26,6 +26,11 @@ export function createApi(token: string | undefined): Api {
     events: (id, { includeRaw, signal, onReconnect }) =>
       session(id).events({ includeRaw, signal, untilEnded: false, onReconnect: (info) => onReconnect(info.cursor) }),
     send: (id, text) => session(id).send(text),
+    deliver: async (id, text, delivery) => {
+      await session(id).send(text, { delivery });
+    },
+    cancelQueued: (id, messageId) => session(id).cancelQueued(messageId),
+    fork: async (id, at) => (await session(id).fork({ at })).session.id,
     replyPermission: (id, permissionId, reply) => session(id).replyPermission(permissionId, reply),
     replyQuestion: (id, questionId, answers) => session(id).replyQuestion(questionId, answers),
     rejectQuestion: (id, questionId) => session(id).rejectQuestion(questionId),

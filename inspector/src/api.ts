@@ -1,7 +1,7 @@
 // The page's one way to the daemon: agentwire-client, behind the few calls the page makes. The
 // client gets the page's recording fetch (requests.ts), so every request can be shown and copied
 // as curl, and a dropped event stream is visible the moment it drops.
-import type { AgentInfo, CreateSessionRequest, FeedEntry, ModelsResponse, ModesResponse, PermissionReply, SessionInfo, UniversalEvent } from './types.js';
+import type { AgentInfo, CreateSessionRequest, Delivery, FeedEntry, ModelsResponse, ModesResponse, PermissionReply, SessionInfo, UniversalEvent } from './types.js';
 import type { RequestLog } from './requests.js';
 
 export interface Health {
@@ -27,6 +27,11 @@ export interface Api {
   info(id: string): Promise<SessionInfo>;
   events(id: string, options: { includeRaw: boolean; signal: AbortSignal; onReconnect: (cursor: number) => void }): AsyncIterable<UniversalEvent>;
   send(id: string, text: string): Promise<void>;
+  /** A message while a turn runs: queued as the next turn, or steered into the running one. */
+  deliver(id: string, text: string, delivery: Delivery): Promise<void>;
+  cancelQueued(id: string, messageId: string): Promise<void>;
+  /** Forks the session after the turn whose turn.ended is at sequence `at`; the new session's id. */
+  fork(id: string, at: number): Promise<string>;
   replyPermission(id: string, permissionId: string, reply: PermissionReply): Promise<void>;
   replyQuestion(id: string, questionId: string, answers: string[][]): Promise<void>;
   rejectQuestion(id: string, questionId: string): Promise<void>;

@@ -1,5 +1,5 @@
 // The wire types the page renders: the client's (generated from openapi.json, the daemon's schemas).
-import type { EventOf, PermissionRequest, QuestionRequest } from 'agentwire-client';
+import type { AgentInfo, EventOf, PermissionRequest, QuestionRequest } from 'agentwire-client';
 
 export type {
   UniversalEvent,
@@ -11,9 +11,12 @@ export type {
   ModelsResponse,
   ModesResponse,
   CreateSessionRequest,
+  Delivery,
   PermissionReply,
   FeedEntry,
 } from 'agentwire-client';
 export type PermissionEventData = PermissionRequest;
 export type QuestionEventData = QuestionRequest;
 export type SessionEndedData = EventOf<'session.ended'>['data'];
+export type QueuedData = EventOf<'message.queued'>['data'];
+export type Capabilities = NonNullable<AgentInfo['capabilities']>;

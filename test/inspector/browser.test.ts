@@ -1,6 +1,6 @@
 // The inspector in real Chromium (Debian's, through playwright-core) against real daemon
 // processes running the mock agent: one install, one browser and two daemons (one started with
-// --no-token, one with the token a default daemon makes and announces) for every browser test, which inspector-flows.ts, inspector-live.ts and inspector-safety.ts define. Each test gets
+// --no-token, one with the token a default daemon makes and announces) for every browser test, which inspector-flows.ts, inspector-live.ts, inspector-queue-fork.ts and inspector-safety.ts define. Each test gets
 // a fresh browser context, and fails on any console error, uncaught exception, failed request or
 // HTTP error it did not announce (test/support/browser.ts). Screenshots: test-artifacts/inspector/.
 import type { Browser } from 'playwright-core';
@@ -9,6 +9,7 @@ import { launchChromium, openPage, type BrowserTestContext, type Watched } from 
 import { killDaemons, removeInstall, setUpInstall, startDaemon } from '../support/daemon-process.js';
 import { flowTests } from '../support/inspector-flows.js';
 import { liveListTests } from '../support/inspector-live.js';
+import { queueForkTests } from '../support/inspector-queue-fork.js';
 import { safetyTests } from '../support/inspector-safety.js';
 
 let browser: Browser;
@@ -50,4 +51,5 @@ afterEach(async () => {
 
 flowTests(ctx);
 liveListTests(ctx);
+queueForkTests(ctx);
 safetyTests(ctx);

@@ -17,6 +17,10 @@ const TYPES = [
   'permission.resolved',
   'question.requested',
   'question.resolved',
+  'message.queued',
+  'message.dequeued',
+  'message.steered',
+  'session.forked',
   'error',
   'agent.unparsed',
 ] as const;

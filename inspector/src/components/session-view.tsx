@@ -1,17 +1,21 @@
 // One session: its header and connection state, the transcript or the events table or the
-// requests, the pending permission and question cards, and the composer. Its events come from one
-// client stream (session.events(), which resumes by itself), folded by Transcript.
+// requests, the pending permission and question cards, the queued messages, and the composer. Its
+// events come from one client stream (session.events(), which resumes by itself), folded by
+// Transcript. Its agent's capabilities (GET /v1/agents) say whether Steer and each turn's
+// "Fork from here" are offered.
 import { useEffect, useLayoutEffect, useReducer, useRef, useState } from 'preact/hooks';
 import type { Api } from '../api.js';
 import { describe, useReport } from '../feedback.js';
+import { navigate, sessionPath } from '../router.js';
 import { Transcript } from '../transcript.js';
-import type { SessionInfo } from '../types.js';
+import type { Capabilities, SessionInfo } from '../types.js';
 import { Composer } from './composer.js';
 import { ConnectionIndicator } from './connection-indicator.js';
 import { EventsTable } from './events-table.js';
 import { PermissionCard, QuestionCard } from './hitl-cards.js';
 import { RequestsPanel } from './requests-panel.js';
-import { TranscriptView } from './transcript-view.js';
+import { QueuedMessages } from './queued-messages.js';
+import { TranscriptView, type Forking } from './transcript-view.js';
 
 type Tab = 'transcript' | 'events' | 'requests';
 const TABS: [Tab, string][] = [
@@ -24,6 +28,7 @@ export function SessionView(props: { api: Api; id: string }) {
   const { api, id } = props;
   const report = useReport();
   const [info, setInfo] = useState<SessionInfo | undefined>();
+  const [caps, setCaps] = useState<Capabilities | undefined>();
   const [missing, setMissing] = useState<string | undefined>();
   const [includeRaw, setIncludeRaw] = useState(false);
   const [tab, setTab] = useState<Tab>('transcript');
@@ -41,6 +46,11 @@ export function SessionView(props: { api: Api; id: string }) {
   useEffect(() => {
     api.info(id).then(setInfo, (err) => ((err as { status?: number }).status === 404 ? setMissing(describe(err)) : report(err)));
   }, [api, id]);
+
+  const agent = info?.agent;
+  useEffect(() => {
+    if (agent) api.agents().then((agents) => setCaps(agents.find((a) => a.id === agent)?.capabilities ?? undefined), report);
+  }, [api, agent]);
 
   // One stream per (session, include_raw); events are folded as they come and drawn at most once
   // per frame, so a flood of deltas costs one render per frame, not one per event.
@@ -74,6 +84,18 @@ export function SessionView(props: { api: Api; id: string }) {
 
   const t = transcript.current;
   const status = t.lastSequence > 0 ? t.status : info?.status;
+  // An agent that forks nowhere gets no Fork buttons at all; one that forks only somewhere gets
+  // them disabled, with the reason, where it cannot.
+  const forking: Forking | undefined = caps && !caps.fork && !caps.forkAtTurn ? undefined : {
+    // After the last turn with none running is the end of the conversation (capability fork); any
+    // other turn is an earlier one (forkAtTurn). Unknown capabilities: offered, the daemon decides.
+    refusal: (ended) => {
+      const atEnd = ended.sequence === t.lastTurnEnd && !t.turnOpen;
+      if (!caps || (atEnd ? caps.fork : caps.forkAtTurn)) return undefined;
+      return `The ${agent} agent cannot fork ${atEnd ? 'a conversation' : 'at an earlier turn'}.`;
+    },
+    fork: (at) => void api.fork(id, at).then((forked) => navigate(sessionPath(forked)), report),
+  };
 
   if (missing) {
     return (
@@ -132,7 +154,7 @@ export function SessionView(props: { api: Api; id: string }) {
           following.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
         }}
       >
-        {tab === 'transcript' && <TranscriptView transcript={t} />}
+        {tab === 'transcript' && <TranscriptView transcript={t} forking={forking} />}
         {tab === 'events' && <EventsTable events={t.events} includeRaw={includeRaw} onIncludeRaw={setIncludeRaw} />}
         {tab === 'requests' && <RequestsPanel log={api.log} />}
       </div>
@@ -144,7 +166,8 @@ export function SessionView(props: { api: Api; id: string }) {
           <QuestionCard key={q.question_id} api={api} sessionId={id} question={q} />
         ))}
       </div>
-      <Composer api={api} sessionId={id} status={status} />
+      <QueuedMessages api={api} sessionId={id} queued={t.queued} />
+      <Composer api={api} sessionId={id} status={status} queued={t.queued.size} agent={agent} steer={caps?.steer} />
     </section>
   );
 }

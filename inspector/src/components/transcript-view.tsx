@@ -1,9 +1,19 @@
 // The transcript: items in the order they started, drawn from their parts; text that is still
 // streaming is shown as plain text as the deltas arrive (markdown once the item completes, so a
-// long stream is not re-parsed on every delta); events that are not items shown in place.
+// long stream is not re-parsed on every delta); events that are not items shown in place. Every
+// turn's end offers "Fork from here", enabled where the agent can fork.
+import type { EventOf } from 'agentwire-client';
+import { linkClick, sessionPath } from '../router.js';
 import type { ItemView, Transcript } from '../transcript.js';
 import type { UniversalEvent, UniversalItem } from '../types.js';
 import { Clipped, Part } from './parts.js';
+
+/** What the transcript needs to offer forks: whether the agent can fork after a turn, and doing it. */
+export interface Forking {
+  /** Why there is no fork after this turn (the agent's capabilities), or undefined when there is. */
+  refusal(ended: EventOf<'turn.ended'>): string | undefined;
+  fork(at: number): void;
+}
 
 function itemLabel(item: UniversalItem): string {
   switch (item.kind) {
@@ -41,9 +51,28 @@ function ItemCard(props: { view: ItemView }) {
   );
 }
 
-function EventNote(props: { event: UniversalEvent }) {
+function EventNote(props: { event: UniversalEvent; forking: Forking | undefined }) {
   const e = props.event;
   switch (e.type) {
+    case 'session.forked': {
+      const parent = e.data.forked_from.session_id;
+      return (
+        <p class="note">
+          Forked from <a href={sessionPath(parent)} onClick={linkClick}>{parent}</a> {e.data.at_turn ? `after ${e.data.at_turn}` : 'before its first turn'}.
+        </p>
+      );
+    }
+    case 'message.steered':
+      // The steered message where the running turn took it (its user item is not drawn again).
+      return (
+        <article class="item kind-message role-user" aria-label="Steered message">
+          <header>
+            <span class="item-label">Steered message</span>
+            <span class="badge">into {e.data.turn_id}</span>
+          </header>
+          <Part part={{ type: 'text', text: e.data.message }} markdown />
+        </article>
+      );
     case 'session.started':
       return <p class="note">Session started{e.native_session_id ? ` (agent session ${e.native_session_id})` : ''}.</p>;
     case 'session.ended':
@@ -67,8 +96,27 @@ function EventNote(props: { event: UniversalEvent }) {
           )}
         </article>
       );
-    case 'turn.ended':
-      return <p class="note">Turn ended: {String(e.data.metadata?.reason ?? 'unknown')}.</p>;
+    case 'turn.ended': {
+      const reason = e.data.metadata?.reason;
+      const { forking } = props;
+      const refusal = forking?.refusal(e);
+      return (
+        <div class="turn-end">
+          {reason !== 'completed' && <p class="note">Turn ended: {String(reason ?? 'unknown')}.</p>}
+          {forking && (
+            <button
+              type="button"
+              class="link small"
+              disabled={refusal !== undefined}
+              title={refusal ?? `A new session with the conversation up to the end of ${e.data.turn_id ?? 'this turn'}`}
+              onClick={() => forking.fork(e.sequence)}
+            >
+              Fork from here
+            </button>
+          )}
+        </div>
+      );
+    }
     case 'permission.resolved':
       return (
         <p class="note">
@@ -102,13 +150,13 @@ function EventNote(props: { event: UniversalEvent }) {
   }
 }
 
-export function TranscriptView(props: { transcript: Transcript }) {
+export function TranscriptView(props: { transcript: Transcript; forking?: Forking }) {
   const t = props.transcript;
   if (t.entries.length === 0) return <p class="muted">No events yet.</p>;
   return (
     <div class="transcript" aria-label="Transcript" role="log">
       {t.entries.map((entry) =>
-        entry.kind === 'item' ? <ItemCard key={entry.id} view={t.items.get(entry.id)!} /> : <EventNote key={`e${entry.event.sequence}`} event={entry.event} />,
+        entry.kind === 'item' ? <ItemCard key={entry.id} view={t.items.get(entry.id)!} /> : <EventNote key={`e${entry.event.sequence}`} event={entry.event} forking={props.forking} />,
       )}
     </div>
   );
