@@ -385,6 +385,9 @@ const deliver = async (message: string, delivery: string, id = SID) => {
   expect(res.statusCode, res.body).toBe(202);
   return res.json<{ messageId: string; status: string }>();
 };
+/** Once the model's answer streams (the user item's own delta comes first, before the CLI has even asked the model). */
+const untilAnswering = (from: number, text: string) =>
+  waitFor(async () => (await getEvents(e2e.app, SID, from)).some((e) => e.type === 'item.delta' && e.data.delta.includes(text)), 10_000, `a delta with '${text}'`);
 const turnsOf = (events: UniversalEvent[]) => events.filter((e) => e.type === 'turn.ended').map((e) => e.type === 'turn.ended' && e.data);
 
 describe('claude e2e: messages during a turn and forks (docs/queue-steer-fork.md)', () => {
@@ -395,7 +398,7 @@ describe('claude e2e: messages during a turn and forks (docs/queue-steer-fork.md
 
     const from = await lastSequence(e2e.app, SID);
     expect((await post(e2e.app, `/v1/sessions/${SID}/messages`, { message: 'Answer slowly.' })).statusCode).toBe(204);
-    await eventsUntil(e2e.app, SID, from, ['item.delta']);
+    await untilAnswering(from, 'part');
     const queued = await deliver('QUEUED question.', 'queue');
     expect(queued.status).toBe('queued');
     const events = await untilTurnsEnded(2);
@@ -411,7 +414,7 @@ describe('claude e2e: messages during a turn and forks (docs/queue-steer-fork.md
     await start([[{ text: 'Counting slowly: one two' }, { sleepMs: 3_000 }, { text: ' three' }]]);
     const from = await lastSequence(e2e.app, SID);
     expect((await post(e2e.app, `/v1/sessions/${SID}/messages`, { message: 'Count.' })).statusCode).toBe(204);
-    await eventsUntil(e2e.app, SID, from, ['item.delta']);
+    await untilAnswering(from, 'Counting');
     // No model request comes before the answer ends, so the CLI still holds this one when the interrupt comes.
     expect((await deliver('STEERED, then cut.', 'steer')).status).toBe('steered');
     const t0 = Date.now();
@@ -461,7 +464,7 @@ describe('claude e2e: messages during a turn and forks (docs/queue-steer-fork.md
     //    ends once that answer is in, so it is still one turn.
     from = await lastSequence(e2e.app, SID);
     expect((await post(e2e.app, `/v1/sessions/${SID}/messages`, { message: 'Answer slowly.' })).statusCode).toBe(204);
-    await eventsUntil(e2e.app, SID, from, ['item.delta']);
+    await untilAnswering(from, 'part');
     const second = await deliver('STEERED during the answer.', 'steer');
     expect(second.status).toBe('steered');
     events = await untilTurnsEnded(2);
