@@ -22,7 +22,7 @@ export const claudeCapabilities: Capabilities = {
   userMessages: false, // our user lines are not echoed: the daemon synthesises them
   nativeTurnStart: false, // nothing marks a turn's start: the daemon does
   nativeHitlResolution: false, // nothing reports our own control_response: the daemon does
-  steer: false,
-  fork: false,
-  forkAtTurn: false,
+  steer: true, // a user line with a uuid during the turn (convert-steer.ts)
+  fork: true, // --resume --fork-session
+  forkAtTurn: true, // … --resume-session-at <the turn's last assistant uuid>
 };

@@ -3,12 +3,14 @@
 // text together), a tool_call item is its tool_use id, a tool_result item `result:<tool_use id>`.
 // A response streams as stream_event lines (message_start … message_stop) with one `assistant` line
 // per content block in between; the message completes at message_stop with its non-tool blocks.
+// Steered messages (command_lifecycle lines, and the `result` a steer holds back) are in convert-steer.ts.
 import { fromAnthropic } from '../token-usage.js';
 import { guardedConverter } from '../unparsed.js';
 import type { ContentPart } from '../../schema/events.js';
 import type { Converter, Draft, DraftItem } from '../types.js';
 import { LOCATION, messagePart, summarise, toolCallItem, toolRef, toolResultItem, toolUse, unparsed, type ToolRef } from './convert-blocks.js';
 import { questionOrPermission } from './convert-hitl.js';
+import { holdsTurn, initialSteer, lifecycle, orphanEnded, type SteerState } from './convert-steer.js';
 import { ClaudeOut, StreamEvent, SystemInit } from './native.js';
 
 export interface ClaudeState {
@@ -20,12 +22,19 @@ export interface ClaudeState {
   readonly tools: Readonly<Record<string, ToolRef>>;
   /** Status items emitted so far in the session: their keys are `status:<n>`. */
   readonly statuses: number;
+  /** The uuid of this turn's last `assistant` line: where `--resume-session-at` branches after it. */
+  readonly lastAssistant: string | null;
+  /** Steered messages and the CLI turns they run in (convert-steer.ts). Kept across turns. */
+  readonly steer: SteerState;
 }
 
 type Out = { state: ClaudeState; events: Draft[] };
 type LineOf<K extends ClaudeOut['type']> = Extract<ClaudeOut, { type: K }>;
 
-const initial = (): ClaudeState => ({ current: null, open: {}, tools: {}, statuses: 0 });
+const initial = (): ClaudeState => ({ current: null, open: {}, tools: {}, statuses: 0, lastAssistant: null, steer: initialSteer });
+
+/** Lines that belong to a CLI turn's output (a late steered message's own turn is dropped whole). */
+const TURN_OUTPUT = new Set(['system', 'stream_event', 'assistant', 'user']);
 
 export const claudeConverter: Converter<ClaudeState> = guardedConverter(LOCATION, initial, convertLine);
 
@@ -34,6 +43,12 @@ function convertLine(state: ClaudeState, native: unknown): Out {
   const parsed = ClaudeOut.safeParse(native);
   if (!parsed.success) return { state, events: [unparsed(summarise(parsed.error.issues, native), native)] };
   const line = parsed.data;
+  if (state.steer.orphan && TURN_OUTPUT.has(line.type)) return { state, events: [] };
+  if (line.type === 'result' && state.steer.orphan) {
+    const ended = orphanEnded(state.steer, line.result);
+    return { state: { ...state, steer: ended.state }, events: ended.events };
+  }
+  if (TURN_OUTPUT.has(line.type) && !state.steer.busy) state = { ...state, steer: { ...state.steer, busy: true } };
   switch (line.type) {
     case 'system':
       return system(state, line, native);
@@ -53,6 +68,10 @@ function convertLine(state: ClaudeState, native: unknown): Out {
       return controlResponse(state, line);
     case 'keep_alive':
       return { state, events: [] };
+    case 'command_lifecycle': {
+      const next = lifecycle(state.steer, line.command_uuid, line.state);
+      return { state: { ...state, steer: next.state }, events: next.events };
+    }
   }
 }
 
@@ -166,7 +185,8 @@ function assistant(state: ClaudeState, line: LineOf<'assistant'>): Out {
     const part = messagePart(block);
     if (part) parts = [...parts, part];
   }
-  return { state: { ...state, open: { ...state.open, [id]: parts }, tools }, events };
+  const lastAssistant = line.uuid ?? state.lastAssistant;
+  return { state: { ...state, open: { ...state.open, [id]: parts }, tools, lastAssistant }, events };
 }
 
 function user(state: ClaudeState, line: LineOf<'user'>): Out {
@@ -194,12 +214,15 @@ function result(state: ClaudeState, line: LineOf<'result'>): Out {
     const message = line.result ?? (line.errors?.length ? line.errors.join('\n') : line.subtype);
     events.push({ type: 'error', data: { message, code: `claude_${line.subtype}` } });
   }
+  // A steered message still queued runs as the CLI's next turn, which goes on the daemon's turn.
+  if (holdsTurn(state.steer)) return { state: { ...state, current: null, open: {}, tools: {} }, events };
   const { total_cost_usd, duration_ms, num_turns, stop_reason, permission_denials } = line;
   // An interrupted turn ends with an error result too; the normalizer knows it was asked to stop.
   const usage = fromAnthropic(line.usage);
-  const metadata = { reason: ok ? ('completed' as const) : ('error' as const), ...(usage ? { usage } : {}), subtype: line.subtype, total_cost_usd, duration_ms, num_turns, permission_denials };
+  const branch = state.lastAssistant ? { assistant_uuid: state.lastAssistant } : {};
+  const metadata = { reason: ok ? ('completed' as const) : ('error' as const), ...(usage ? { usage } : {}), subtype: line.subtype, total_cost_usd, duration_ms, num_turns, permission_denials, ...branch };
   events.push({ type: 'turn.ended', data: { metadata: stop_reason === undefined ? metadata : { ...metadata, stop_reason } } });
-  return { state: { ...initial(), statuses: state.statuses }, events };
+  return { state: { ...initial(), statuses: state.statuses, steer: { ...state.steer, busy: false, queued: [] } }, events };
 }
 
 function controlResponse(state: ClaudeState, line: LineOf<'control_response'>): Out {

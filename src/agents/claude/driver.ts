@@ -7,6 +7,8 @@
 //   replies    a `control_response` to the CLI's `can_use_tool` control_request, found by its
 //              request_id (which the converter uses as the permission / question id)
 //   interrupt  our own `interrupt` control_request: the turn ends with a `result`, the process stays
+//   steer      a `user` line with a `uuid` while a turn runs (convert-steer.ts follows where it lands)
+//   fork       --resume <parent> --fork-session --resume-session-at <its last assistant uuid> (fork.ts)
 //
 // The live session, its state and the start-up are in session.ts (ClaudeSession); what a turn
 // and an answer are written as is in input.ts.
@@ -18,6 +20,7 @@ import type { AgentDriver, StartOptions } from '../types.js';
 import { claudeCapabilities } from './capabilities.js';
 import { claudeConverter } from './convert.js';
 import { askClaude, modelsFrom, modesFrom } from './offerings.js';
+import { claudeArgsFork, claudeForkPoint } from './fork.js';
 import { ClaudeSession } from './session.js';
 
 export { questionAnswers, userLine } from './input.js';
@@ -72,11 +75,12 @@ export function createClaudeDriver(limits: ProcessLimits, locate: LocateClaude =
     start: async (options, sink) => ClaudeSession.start(options, sink, limits, await locate(), claudeArgs(options)),
     // cwd, model, effort, agent and permission mode are fixed on its command line at spawn.
     spareServes: sameSpareOptions,
+    forkPoint: claudeForkPoint,
   };
 }
 
 /** The argv after the executable for one session. */
-export function claudeArgs(options: Pick<StartOptions, 'model' | 'variant' | 'agentMode' | 'permissionMode' | 'nativeSessionId' | 'mcp'>): string[] {
+export function claudeArgs(options: Pick<StartOptions, 'model' | 'variant' | 'agentMode' | 'permissionMode' | 'nativeSessionId' | 'mcp' | 'fork'>): string[] {
   const args = [...CLAUDE_BASE_ARGS];
   if (options.model) args.push('--model', options.model);
   if (options.variant) args.push('--effort', options.variant);
@@ -84,6 +88,7 @@ export function claudeArgs(options: Pick<StartOptions, 'model' | 'variant' | 'ag
   if (options.permissionMode === 'bypass') args.push('--dangerously-skip-permissions');
   else if (options.permissionMode === 'plan' || options.permissionMode === 'acceptEdits') args.push('--permission-mode', options.permissionMode);
   if (options.nativeSessionId) args.push('--resume', options.nativeSessionId);
+  else if (options.fork) args.push(...claudeArgsFork(options.fork));
   // Claude takes MCP servers as a JSON document on the command line, for this process only.
   if (options.mcp && Object.keys(options.mcp).length > 0) args.push('--mcp-config', JSON.stringify({ mcpServers: options.mcp }));
   return args;

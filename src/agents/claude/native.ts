@@ -78,6 +78,8 @@ export const ClaudeOut = z.discriminatedUnion('type', [
   /** One line per content block (2.1.330), all blocks of a response sharing `message.id`. */
   z.looseObject({
     type: z.literal('assistant'),
+    /** The transcript entry's id: what `--resume-session-at` branches after. */
+    uuid: z.string().optional(),
     message: z.looseObject({ id: z.string(), content: z.array(z.looseObject({ type: z.string() })) }),
   }),
   /** Tool results (and, with --replay-user-messages, which the driver does not pass, user echoes). */
@@ -111,6 +113,9 @@ export const ClaudeOut = z.discriminatedUnion('type', [
   }),
   /** Printed by the stdio control protocol while idle; carries nothing. */
   z.looseObject({ type: z.literal('keep_alive') }),
+  /** Where a user line that carried a `uuid` (the driver's steered messages) is in the CLI's queue:
+   *  queued (a turn runs), started (given to the model), completed, or cancelled. */
+  z.looseObject({ type: z.literal('command_lifecycle'), command_uuid: z.string(), state: z.string() }),
 ]);
 export type ClaudeOut = z.infer<typeof ClaudeOut>;
 

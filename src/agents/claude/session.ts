@@ -1,6 +1,7 @@
 // One live Claude Code session: ONE long-lived `claude -p` process, stream-json both ways, as an
 // object whose state a test can read (the process, the CLI's pending control requests, the lines
 // held back until initialize was answered). The protocol steps are at the top of driver.ts.
+import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../errors.js';
 import { ChildProcess } from '../../process/spawn.js';
 import type { PermissionReply } from '../../schema/api.js';
@@ -140,6 +141,12 @@ export class ClaudeSession implements AgentHandle {
     await this.write(await userLine(turn, this.options.cwd));
   }
 
+  /** A user line written while a turn runs goes into it. Its `uuid` makes the CLI report where the
+   *  message is (command_lifecycle lines), which the converter needs (convert-steer.ts). */
+  async steer(turn: TurnInput): Promise<void> {
+    await this.write({ ...(await userLine(turn, this.options.cwd)), uuid: randomUUID() });
+  }
+
   replyPermission(id: string, reply: PermissionReply): Promise<void> {
     const request = this.take(id);
     if (reply === 'reject') return this.deny(request, 'The user rejected this tool use.');
@@ -159,8 +166,10 @@ export class ClaudeSession implements AgentHandle {
     return this.allow(request);
   }
 
+  /** Also drops steered messages the CLI still holds (cancel_queued): the user asked the turn to
+   *  stop, and without it the CLI would run them as its next turn, with no daemon turn behind it. */
   interrupt(): Promise<void> {
-    return this.write({ type: 'control_request', request_id: this.ourId(), request: { subtype: 'interrupt' } });
+    return this.write({ type: 'control_request', request_id: this.ourId(), request: { subtype: 'interrupt', cancel_queued: true } });
   }
 
   async terminate(): Promise<void> {

@@ -12,6 +12,7 @@ import { agentE2E } from '../../support/agent-e2e.js';
 import { eventsUntil, expectWellFormedTurn, lastSequence, sendTurn } from '../../support/e2e-turns.js';
 import { expectNoUnparsed, getEvents, post, waitFor } from '../../support/helpers.js';
 import { claudeEnv } from './harness.js';
+import { projectSlug } from './harness-normalize.js';
 import { leftovers, processes } from '../../support/procs.js';
 
 const SID = 'claude-e2e';
@@ -364,6 +365,166 @@ describe('claude e2e (real CLI, fake model)', () => {
     expect(leftovers(pid)).toEqual([]);
     expect(existsSync(`/proc/${pid}`) && readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')).toBe(false);
     expectNoUnparsed(events);
+  });
+});
+
+/** What the model was sent in request `r`: each message as `role: text` (other blocks as `[type]`).
+ *  Claude Code's own `system` messages (the environment, reminders) are left out unless asked for. */
+const conversation = (r: { body?: unknown }, withSystem = false) =>
+  ((r.body as { messages?: { role: string; content: string | { type: string; text?: string }[] }[] })?.messages ?? [])
+    .map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : m.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('')}`)
+    .filter((m) => withSystem || !m.startsWith('system: '));
+const modelCalls = () => e2e.fake.requests.filter((r) => r.path.includes('messages') && !r.toolless);
+const untilTurnsEnded = (n: number, id = SID) =>
+  waitFor(async () => {
+    const events = await getEvents(e2e.app, id);
+    return events.filter((e) => e.type === 'turn.ended').length >= n ? events : undefined;
+  }, 20_000, `${n} turns ended in ${id}`);
+const deliver = async (message: string, delivery: string, id = SID) => {
+  const res = await post(e2e.app, `/v1/sessions/${id}/messages`, { message, delivery });
+  expect(res.statusCode, res.body).toBe(202);
+  return res.json<{ messageId: string; status: string }>();
+};
+/** Once the model's answer streams (the user item's own delta comes first, before the CLI has even asked the model). */
+const untilAnswering = (from: number, text: string) =>
+  waitFor(async () => (await getEvents(e2e.app, SID, from)).some((e) => e.type === 'item.delta' && e.data.delta.includes(text)), 10_000, `a delta with '${text}'`);
+const turnsOf = (events: UniversalEvent[]) => events.filter((e) => e.type === 'turn.ended').map((e) => e.type === 'turn.ended' && e.data);
+
+describe('claude e2e: messages during a turn and forks (docs/queue-steer-fork.md)', () => {
+  it('says what it can in GET /v1/agents; queue: a message sent during a slow turn runs as its own next turn', async () => {
+    await start([[{ text: 'Slow answer, part one.' }, { sleepMs: 2_000 }, { text: ' Part two.' }], [{ text: 'Answer to the queued one.' }]]);
+    const agents = (await e2e.app.app.inject({ method: 'GET', url: '/v1/agents' })).json<{ agents: { id: string; capabilities: Record<string, boolean> }[] }>();
+    expect(agents.agents.find((a) => a.id === 'claude')?.capabilities).toMatchObject({ steer: true, fork: true, forkAtTurn: true });
+
+    const from = await lastSequence(e2e.app, SID);
+    expect((await post(e2e.app, `/v1/sessions/${SID}/messages`, { message: 'Answer slowly.' })).statusCode).toBe(204);
+    await untilAnswering(from, 'part');
+    const queued = await deliver('QUEUED question.', 'queue');
+    expect(queued.status).toBe('queued');
+    const events = await untilTurnsEnded(2);
+    expect(events.filter((e) => e.type === 'turn.started').map((e) => e.type === 'turn.started' && e.data.message_id)).toEqual([undefined, queued.messageId]);
+    expect(turnsOf(events).map((t) => t && t.metadata.reason)).toEqual(['completed', 'completed']);
+    expect(assistantMessages(events).map(textOf)).toEqual(['Slow answer, part one. Part two.', 'Answer to the queued one.']);
+    // The model got it as a new user turn after the whole first answer.
+    expect(conversation(modelCalls().at(-1)!).slice(-2)).toEqual(['assistant: Slow answer, part one. Part two.', 'user: QUEUED question.']);
+    expectNoUnparsed(await allEvents());
+  });
+
+  it('interrupt: the running turn stops and the message runs next; a message steered into it and not yet given to the model is dropped, saying so', async () => {
+    await start([[{ text: 'Counting slowly: one two' }, { sleepMs: 3_000 }, { text: ' three' }]]);
+    const from = await lastSequence(e2e.app, SID);
+    expect((await post(e2e.app, `/v1/sessions/${SID}/messages`, { message: 'Count.' })).statusCode).toBe(204);
+    await untilAnswering(from, 'Counting');
+    // No model request comes before the answer ends, so the CLI still holds this one when the interrupt comes.
+    expect((await deliver('STEERED, then cut.', 'steer')).status).toBe('steered');
+    const t0 = Date.now();
+    const accepted = await deliver('INTERRUPTING message.', 'interrupt');
+    expect(accepted.status).toBe('queued');
+    const events = await untilTurnsEnded(2);
+    expect(turnsOf(events).map((t) => t && t.metadata.reason)).toEqual(['interrupted', 'completed']);
+    expect(events.find((e) => e.type === 'turn.started' && e.data.turn_id === 'turn_2')).toMatchObject({ data: { message_id: accepted.messageId } });
+    // Claude Code drops the cut answer: the model gets both prompts and the interruption in one user message.
+    const last = conversation(modelCalls().at(-1)!).at(-1)!;
+    expect(last).toContain('[Request interrupted by user]');
+    expect(last).toContain('INTERRUPTING message.');
+    expect(JSON.stringify(modelCalls().at(-1)!.body)).not.toContain('STEERED, then cut.');
+    // Said in the interrupted turn (beside the error result Claude Code ends an interrupted turn with).
+    const firstEnd = events.find((e) => e.type === 'turn.ended')!.sequence;
+    const errors = events.filter((e) => e.type === 'error' && e.sequence < firstEnd).map((e) => e.type === 'error' && e.data.code);
+    expect(errors).toEqual(['claude_steer_cancelled', 'claude_error_during_execution']);
+    expect(Date.now() - t0).toBeLessThan(8_000);
+    expectNoUnparsed(await allEvents());
+  });
+
+  it('steer: the model gets the message within the running turn, beside a tool result or as its follow-up', async () => {
+    await start([
+      [{ text: 'Running it.' }, { tool: 'shell', command: 'sleep 2; echo slept' }],
+      [{ text: 'Done, and I saw your note.' }],
+      [{ text: 'A slow answer, part one.' }, { sleepMs: 2_000 }, { text: ' Part two.' }],
+      [{ text: 'Answer to the steered note.' }],
+    ]);
+    // 1. During a tool call: the CLI puts the message beside the tool result, in the same model request.
+    let from = await lastSequence(e2e.app, SID);
+    expect((await post(e2e.app, `/v1/sessions/${SID}/messages`, { message: 'Run the slow command.' })).statusCode).toBe(204);
+    await waitFor(async () => completed(await getEvents(e2e.app, SID, from)).some((i) => i.kind === 'tool_call'), 10_000, 'the tool call');
+    const steered = await deliver('STEERED during the tool.', 'steer');
+    expect(steered.status).toBe('steered');
+    let events = await untilTurnsEnded(1);
+    expect(events.find((e) => e.type === 'message.steered')).toMatchObject({ data: { message_id: steered.messageId, turn_id: 'turn_1' } });
+    const afterTool = modelCalls().at(-1)!;
+    expect(JSON.stringify(afterTool.body)).toContain('STEERED during the tool.');
+    // … as a note after the tool result, in the request that carries it.
+    const sent = conversation(afterTool, true);
+    const note = sent.findIndex((m) => m.includes('STEERED during the tool.'));
+    expect(sent[note]).toMatch(/^system: The user sent a new message while you were working/);
+    expect(sent[note - 1]).toMatch(/^user: \[tool_result\]/);
+    expect(textOf(assistantMessages(events).at(-1))).toBe('Done, and I saw your note.');
+
+    // 2. During a plain answer (no further model request): the CLI runs it right after; the turn
+    //    ends once that answer is in, so it is still one turn.
+    from = await lastSequence(e2e.app, SID);
+    expect((await post(e2e.app, `/v1/sessions/${SID}/messages`, { message: 'Answer slowly.' })).statusCode).toBe(204);
+    await untilAnswering(from, 'part');
+    const second = await deliver('STEERED during the answer.', 'steer');
+    expect(second.status).toBe('steered');
+    events = await untilTurnsEnded(2);
+    const turn2 = events.filter((e) => e.sequence > from);
+    expect(turn2.filter((e) => e.type === 'turn.ended')).toHaveLength(1);
+    expect(assistantMessages(turn2).map(textOf)).toEqual(['A slow answer, part one. Part two.', 'Answer to the steered note.']);
+    expect(conversation(modelCalls().at(-1)!).slice(-2)).toEqual(['assistant: A slow answer, part one. Part two.', 'user: STEERED during the answer.']);
+    expect(events.filter((e) => e.type === 'error')).toEqual([]);
+    // Nothing runs after the turn: the session is idle, with exactly the two turns.
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await e2e.app.app.inject({ method: 'GET', url: `/v1/sessions/${SID}` })).json()).toMatchObject({ status: 'idle' });
+    expect(turnsOf(await allEvents())).toHaveLength(2);
+    expectNoUnparsed(await allEvents());
+  });
+
+  it('forks at the end and after turn 1 of 2, natively; the parent is unchanged', async () => {
+    const { sandbox } = await start([[{ text: 'FIRST' }], [{ text: 'SECOND' }], [{ text: 'THIRD' }]]);
+    await sendTurn(e2e.app, SID, 'Q1');
+    await sendTurn(e2e.app, SID, 'Q2');
+    const parent = (await e2e.app.app.inject({ method: 'GET', url: `/v1/sessions/${SID}` })).json<{ nativeSessionId: string }>().nativeSessionId;
+    const transcript = join(sandbox.home, '.claude', 'projects', projectSlug(sandbox.work), `${parent}.jsonl`);
+    const before = readFileSync(transcript, 'utf8');
+    const ends = (await allEvents()).filter((e) => e.type === 'turn.ended');
+
+    const ask = async (id: string, question: string) => {
+      const n = modelCalls().length;
+      const turn = await sendTurn(e2e.app, id, question);
+      await expectWellFormedTurn(e2e.app, id, turn, question);
+      const sent = modelCalls().slice(n);
+      expect(sent.length).toBeGreaterThan(0);
+      return { turn, sent: conversation(sent.at(-1)!) };
+    };
+    const fork = async (from: string, id: string, at?: number) => {
+      const res = await post(e2e.app, `/v1/sessions/${from}/fork`, { id, ...(at !== undefined ? { at } : {}) });
+      expect(res.statusCode, res.body).toBe(201);
+    };
+    // The user prompts, without the reminders Claude Code puts in front of the first one.
+    const prompts = (sent: string[]) => sent.map((m) => m.replace(/^user: (<system-reminder>[\s\S]*<\/system-reminder>\s*\|?\s*)+/, 'user: '));
+
+    await fork(SID, 'at-end');
+    const atEnd = await ask('at-end', 'Q3 after the whole conversation');
+    expect(prompts(atEnd.sent)).toEqual(['user: Q1', 'assistant: FIRST', 'user: Q2', 'assistant: SECOND', 'user: Q3 after the whole conversation']);
+    expect(textOf(assistantMessages(atEnd.turn.events).at(-1))).toBe('THIRD');
+
+    await fork(SID, 'at-one', ends[0]!.sequence);
+    const atOne = await ask('at-one', 'Q2 again, differently');
+    expect(prompts(atOne.sent)).toEqual(['user: Q1', 'assistant: FIRST', 'user: Q2 again, differently']);
+    // Its turns go on from the copy (turn_2), and it named its own native session.
+    expect(atOne.turn.events.find((e) => e.type === 'turn.ended')).toMatchObject({ data: { turn_id: 'turn_2' } });
+    const ids = await Promise.all(['at-end', 'at-one'].map(async (id) => (await e2e.app.app.inject({ method: 'GET', url: `/v1/sessions/${id}` })).json<{ nativeSessionId?: string }>().nativeSessionId));
+    expect(new Set([parent, ...ids]).size).toBe(3);
+
+    // A fork of a fork branches inside the copied part too (the uuids are copied with it).
+    const forkEnds = (await getEvents(e2e.app, 'at-one')).filter((e) => e.type === 'turn.ended');
+    await fork('at-one', 'again', forkEnds[0]!.sequence);
+    const again = await ask('again', 'Q2 a third way');
+    expect(prompts(again.sent)).toEqual(['user: Q1', 'assistant: FIRST', 'user: Q2 a third way']);
+
+    expect(readFileSync(transcript, 'utf8')).toBe(before);
+    for (const id of [SID, 'at-end', 'at-one', 'again']) expectNoUnparsed(await getEvents(e2e.app, id));
   });
 });
 
