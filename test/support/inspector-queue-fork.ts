@@ -66,11 +66,8 @@ export function queueForkTests(ctx: BrowserTestContext): void {
     it('forks from an earlier turn: the fork opens with the copied transcript and where it came from', async () => {
       const watched = await ctx.open();
       const { page } = watched;
-      // The daemon lists a session only once its agent has started, but the feed carries the fork's
-      // copied events before that: the session list's first GET of the new session can be a 404,
-      // which it asks again (session-list.tsx). That one request is not a failure of this page.
-      watched.allow(/^http 404: GET http:\/\/127\.0\.0\.1:\d+\/v1\/sessions\/sess_\w+$/);
-      watched.allow(/^console: Failed to load resource: the server responded with a status of 404/);
+      // No 404 is allowed here: the feed carries the fork's copied events before its agent has
+      // started, and the daemon serves a starting session's GET from then on (docs/http-api.md).
       const parent = await createSession(page);
       const t = transcript(page);
       await send(page, 'echo one');

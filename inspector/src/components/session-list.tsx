@@ -30,22 +30,12 @@ export function SessionList(props: { api: Api; current: string | undefined }) {
     const tracked = new Map<string, Tracked>();
     // Newest first: the daemon's list order, and a new session goes on top.
     const show = () => !abort.signal.aborted && setSessions([...tracked.values()].map((t) => t.info).reverse());
-    // The feed can name a session before GET finds it: the daemon lists a session once its agent
-    // has started, after its first events (a fork's copied history, session.started). A 404 for a
-    // session the feed has not deleted is asked again a little later.
-    const fetchInfo = (id: string, tries = 4): Promise<void> =>
-      props.api.info(id).then(
-        (info) => {
-          const t = tracked.get(id);
-          if (t) t.info = { ...info, status: t.info.status }; // the feed knows the status best
-          show();
-        },
-        async (err: { status?: number }) => {
-          if (err.status !== 404 || tries <= 1 || abort.signal.aborted || !tracked.has(id)) return; // deleted meanwhile: its session.deleted entry removes it
-          await new Promise((r) => setTimeout(r, 500));
-          if (tracked.has(id)) await fetchInfo(id, tries - 1);
-        },
-      );
+    const fetchInfo = (id: string) =>
+      props.api.info(id).then((info) => {
+        const t = tracked.get(id);
+        if (t) t.info = { ...info, status: t.info.status }; // the feed knows the status best
+        show();
+      }, () => {}); // deleted meanwhile: its session.deleted entry removes it
     void (async () => {
       const head = await props.api.feedHead();
       for (const info of (await props.api.sessions()).reverse()) tracked.set(info.sessionId, { info, pending: 0 });
