@@ -88,20 +88,22 @@ describe('opencode e2e: messages during a turn', () => {
   it('interrupt: the running turn ends interrupted, the message starts next', async () => {
     await start([[{ text: 'Long ' }, { sleepMs: 30_000 }, { text: 'never.' }], [{ text: 'After the interrupt.' }]]);
     expect((await post(e2e.app, `/v1/sessions/${SID}/messages`, { message: 'Q1' })).statusCode).toBe(204);
-    await modelAt(1);
+    // Once the first words are in, OpenCode keeps the interrupted answer in the history: the next
+    // call holds one answer, so the fake model gives its second.
+    await waitFor(async () => ofType(await getEvents(e2e.app, SID), 'item.delta').some((e) => e.source === 'agent') || undefined, WAIT_MS, 'the first delta');
     const now = await accepted('Q2 now', 'interrupt');
     expect(now).toMatchObject({ delivery: 'interrupt', status: 'queued', position: 0 });
     const events = await turnsEnded(2);
     expect(ofType(events, 'turn.ended').map((e) => e.data.metadata?.reason)).toEqual(['interrupted', 'completed']);
     expect(ofType(events, 'turn.started')[1]?.data.message_id).toBe(now.messageId);
-    expect(chats().at(-1)?.at(-1)).toBe('user:Q2 now');
+    expect(chats().at(-1)).toEqual(['user:Q1', 'assistant:Long ', 'user:Q2 now']);
     expect(lastAnswer(events)).toBe('After the interrupt.');
     expectNoUnparsed(events);
   }, TEST_MS);
 });
 
 describe('opencode e2e: fork', () => {
-  it('forks at the end and after turn 1 of 2: each fork goes on with its own conversation, the parent is unchanged', async () => {
+  it('forks at the end and after turn 1 of 2 (and a fork at a turn it copied): each goes on with its own conversation, the parent is unchanged', async () => {
     // The fake model answers by how many answers the conversation it is sent holds (test/fake-model/README.md).
     await start([[{ text: 'A1' }], [{ text: 'A2' }], [{ text: 'A3' }]]);
     const agents = (await get('/v1/agents')).json<{ agents: { id: string; capabilities: Record<string, boolean> }[] }>().agents;
@@ -124,6 +126,13 @@ describe('opencode e2e: fork', () => {
     expect(chats().at(-1)).toEqual(['user:Q1', 'assistant:A1', 'user:Q3 early']);
     expect(lastAnswer(atTurn1)).toBe('A2'); // its second answer
 
+    // A fork of a fork at a turn it copied: the messages up to there are the parent's, and so is the cut.
+    const copiedEnd = ofType(await getEvents(e2e.app, 'fork-end'), 'turn.ended')[0]!.sequence;
+    const again = await post(e2e.app, `/v1/sessions/fork-end/fork`, { id: 'fork-of-fork', at: copiedEnd });
+    expect(again.statusCode, again.body).toBe(201);
+    await forkTurn('fork-of-fork', 'Q4', 1);
+    expect(chats().at(-1)).toEqual(['user:Q1', 'assistant:A1', 'user:Q4']);
+
     // Each fork reports its own native session (with its first event since the fork), so a restart resumes it.
     const natives = [(await info('fork-end')).nativeSessionId, (await info('fork-turn-1')).nativeSessionId];
     expect(natives.every((n) => /^ses_/.test(n ?? ''))).toBe(true);
@@ -132,7 +141,7 @@ describe('opencode e2e: fork', () => {
     // The parent goes on as before, untouched by either fork.
     await turn(SID, 'Q3 parent');
     expect(chats().at(-1)).toEqual(['user:Q1', 'assistant:A1', 'user:Q2', 'assistant:A2', 'user:Q3 parent']);
-    for (const id of [SID, 'fork-end', 'fork-turn-1']) expectNoUnparsed(await getEvents(e2e.app, id));
+    for (const id of [SID, 'fork-end', 'fork-turn-1', 'fork-of-fork']) expectNoUnparsed(await getEvents(e2e.app, id));
   }, TEST_MS);
 });
 
