@@ -21,7 +21,7 @@ export const opencodeCapabilities: Capabilities = {
   userMessages: false, // the user's message is ignored: the daemon synthesises it (summaries re-send it after the turn)
   nativeTurnStart: false, // session.status busy comes several times per turn: the daemon opens the turn
   nativeHitlResolution: true, // permission.replied, question.replied/rejected
-  steer: false,
-  fork: false,
-  forkAtTurn: false,
+  steer: false, // a prompt sent while busy joins the run between steps, but can be left unanswered (docs/opencode.md)
+  fork: true, // POST /session/{id}/fork (fork.ts)
+  forkAtTurn: true, // the same, cut at the message after the branch point's last assistant message
 };

@@ -7,7 +7,8 @@
 // the pinned server's own OpenAPI document (GET /doc, 1.18.33):
 //
 //   start      a lease on the key's server (spawned, "listening", /event subscribed, when none
-//              runs), then POST /session (resume: GET /session/{nativeSessionId} instead)
+//              runs), then POST /session (resume: GET /session/{nativeSessionId} instead; fork:
+//              GET /session/{id}/message, then POST /session/{id}/fork {messageID?}, fork.ts)
 //   send       POST /session/{id}/prompt_async {parts, model?, agent, variant?} (204 at once)
 //   replies    POST /permission/{id}/reply {reply} (`always` as `once` on a shared server, the
 //              grant kept by the driver); POST /question/{id}/reply {answers} | /reject
@@ -31,6 +32,7 @@ import type { AgentDriver, AgentSink, StartOptions } from '../types.js';
 import { opencodeCapabilities } from './capabilities.js';
 import { serverConfig } from './config.js';
 import { opencodeConverter } from './convert.js';
+import { opencodeForkPoint } from './fork.js';
 import { atDirectory, callJson } from './http.js';
 import { listModels, listModes } from './offerings.js';
 import { startServer } from './server.js';
@@ -68,6 +70,7 @@ export function createOpencodeDriver(limits: ProcessLimits, locate: LocateOpenco
     // config its server was started with, and the handle binds model, agent and variant at start.
     // A spare on a shared server is a native session made ahead on it (docs/opencode.md).
     spareServes: sameSpareOptions,
+    forkPoint: (events) => opencodeForkPoint(events),
   };
 }
 

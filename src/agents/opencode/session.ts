@@ -6,9 +6,10 @@
 import { ApiError } from '../../errors.js';
 import type { ChildExit } from '../../process/spawn.js';
 import type { PermissionReply } from '../../schema/api.js';
-import type { AgentHandle, AgentSink, ProcessExit, StartOptions, TurnInput } from '../types.js';
+import type { AgentHandle, AgentSink, ForkOptions, ProcessExit, StartOptions, TurnInput } from '../types.js';
 import { modelRef, promptParts } from './config.js';
 import { ALWAYS_KEPT, MCP_SERVERS, RESUMED } from './convert.js';
+import { cutAfter, listedIds, messageOf, parseForkPoint } from './fork.js';
 import { askOf, repliedOf, SessionGrants } from './grants.js';
 import { atDirectory, callJson } from './http.js';
 import { SessionRouter, sessionOf } from './route.js';
@@ -40,6 +41,8 @@ export class OpencodeSession implements AgentHandle {
   /** OpenCode keeps an `always` grant in its instance, for every session on it (tested): on a
    *  server others may share, this session's `always` answers are kept here instead (grants.ts). */
   readonly grants: SessionGrants | undefined;
+  /** A fork's copied messages: the events announcing them are not the fork's (fork.ts). */
+  copied: ReadonlySet<string> | undefined;
   private created: (() => void) | undefined;
   private readonly createdSeen = new Promise<void>((resolve) => (this.created = resolve));
   private gone: ((why: Error) => void) | undefined;
@@ -65,7 +68,8 @@ export class OpencodeSession implements AgentHandle {
     lease.attach({ event: (event) => session.onEvent(event), exit: (exit, lost) => session.onServerExit(exit, lost) });
     try {
       if (options.mcp && Object.keys(options.mcp).length > 0) sink.native({ type: MCP_SERVERS, properties: { servers: Object.keys(options.mcp) } });
-      await (options.nativeSessionId ? session.resume(options.nativeSessionId) : session.create());
+      if (options.fork) await session.fork(options.fork);
+      else await (options.nativeSessionId ? session.resume(options.nativeSessionId) : session.create());
     } catch (err) {
       session.ended = true;
       await lease.release();
@@ -105,8 +109,27 @@ export class OpencodeSession implements AgentHandle {
     const answer = await Promise.race([this.api('POST', '/session', {}), this.goneEarly]);
     if (!isObject(answer.json) || typeof answer.json.id !== 'string') throw new Error(`POST /session answered ${JSON.stringify(answer.json).slice(0, 200)}`);
     this.named(answer.json.id);
-    // Its session.created event (the session's start, with its id) may come before or after the
-    // answer: ready once it has been delivered, so the session is created with its native id.
+    await this.createdEvent();
+  }
+
+  /** A fork (fork.ts): a new session with copies of the branch point's session's messages up to
+   *  it. The copies' events come after the answer and are dropped; its session.created starts it. */
+  private async fork(fork: ForkOptions): Promise<void> {
+    const point = fork.point === undefined ? undefined : parseForkPoint(fork.point);
+    if (!point) throw new Error(`no fork point in ${JSON.stringify(fork)}`);
+    const messages = (session: string) => Promise.race([this.api('GET', `/session/${encodeURIComponent(session)}/message`), this.goneEarly]);
+    const cut = cutAfter((await messages(point.session)).json, point);
+    const answer = await Promise.race([this.api('POST', `/session/${encodeURIComponent(point.session)}/fork`, cut ? { messageID: cut } : {}), this.goneEarly]);
+    if (!isObject(answer.json) || typeof answer.json.id !== 'string') throw new Error(`POST /session/${point.session}/fork answered ${JSON.stringify(answer.json).slice(0, 200)}`);
+    // Named only once the copies are known: until then their events are not kept (not ours yet).
+    this.copied = new Set(listedIds((await messages(answer.json.id)).json));
+    this.named(answer.json.id);
+    await this.createdEvent();
+  }
+
+  /** The new session's session.created event (its start, with its id) may come before or after
+   *  the answer: ready once it has been delivered, so the session is created with its native id. */
+  private async createdEvent(): Promise<void> {
     this.releaseEarly();
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), this.timeoutMs)));
@@ -140,6 +163,7 @@ export class OpencodeSession implements AgentHandle {
 
   private deliver(event: unknown): void {
     if (!this.router?.accepts(event) || !this.shown(event)) return;
+    if (this.copied && this.copied.has(messageOf(event) ?? '')) return; // a fork's past (fork.ts)
     this.sink.native(event);
     if (isObject(event) && event.type === 'session.created') this.created?.();
   }
