@@ -3,7 +3,8 @@ export { createClient, CREATE_TIMEOUT_MS, INSTALL_TIMEOUT_MS, type AgentwireClie
 export { Session, type ForkedSession, type SendOptions } from './session.js';
 export { AgentwireError, type ClientErrorCode, type ErrorCode } from './errors.js';
 export { DEFAULT_TIMEOUT_MS, type ClientOptions, type FetchLike } from './transport.js';
-export { DEFAULT_IDLE_TIMEOUT_MS, type EventsOptions, type ReconnectInfo } from './event-stream.js';
+export { type EventsOptions, type ReconnectInfo } from './event-stream.js';
+export { DEFAULT_IDLE_TIMEOUT_MS } from './resuming-sse.js';
 export { type FeedOptions, type FeedPageOptions } from './feed-stream.js';
 export { RECONNECT_DEFAULTS, type ReconnectOptions } from './backoff.js';
 export { finalText, type TurnOptions, type TurnResult } from './turn.js';
