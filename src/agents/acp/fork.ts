@@ -21,15 +21,15 @@ export async function openFork(
   init: InitializeResult,
   request: OpenRequest,
   fork: ForkOptions,
-  how: AcpForkMethod | undefined,
+  own: AcpForkMethod | undefined,
   timeoutMs: number,
   replaying: (on: boolean) => void,
 ): Promise<OpenedSession> {
-  if (!how) return acpFork(rpc, init, request, fork, timeoutMs);
+  if (!own) return acpFork(rpc, init, request, fork, timeoutMs);
   await openSession(rpc, init, { ...request, nativeSessionId: fork.nativeSessionId }, timeoutMs, replaying);
-  const { method, params } = how.request(fork);
+  const { method, params } = own.request(fork);
   const answer = await rpc.request(method, params, timeoutMs);
-  const sessionId = how.sessionId(answer);
+  const sessionId = own.sessionId(answer);
   if (!sessionId) throw new Error(`${method} answered without a new session: ${JSON.stringify(answer).slice(0, 200)}`);
   return openSession(rpc, init, { ...request, nativeSessionId: sessionId }, timeoutMs, replaying);
 }

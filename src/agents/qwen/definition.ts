@@ -10,8 +10,8 @@
 //   project's own): commands run through child_process rather than node-pty, so their output is
 //   in the tool_call_update; no usage statistics, telemetry or self-update (Qwen Code can install
 //   a newer version of itself under its home and run that instead of the pinned one).
-//
-// - Forks with its own branch request (fork.ts): the conversation up to any completed turn.
+// - Forks with its own branch request (fork.ts): the conversation up to any completed turn. No
+//   steer: a session/prompt while one runs cancels the running one (docs/qwen.md).
 //
 // Credentials are the OpenAI-compatible provider's: OPENAI_API_KEY, OPENAI_BASE_URL (the tests'
 // fake model) and OPENAI_MODEL, from the environment or Qwen's own settings; see docs/qwen.md.
@@ -40,6 +40,5 @@ export const qwenDefinition: AcpAgentDefinition = {
   }),
   permissionModes: ['default', 'acceptEdits', 'plan', 'bypass'],
   fork: qwenFork,
-  // No steer: a session/prompt while one runs cancels the running one (docs/qwen.md).
   capabilities: { fork: true, forkAtTurn: true },
 };
