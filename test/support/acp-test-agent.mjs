@@ -2,7 +2,8 @@
 // A small ACP agent for the tests (JSON-RPC 2.0, one object per line on stdio), written from the
 // protocol's schema: not the mock, not a real model. The prompt's text picks the script (the
 // first matching word): see SCRIPTS below. Sessions are kept in $ACP_TEST_STORE (when set) so
-// that session/load can replay them in a later process.
+// that session/load can replay them in a later process. With $ACP_TEST_FORK set it announces
+// sessionCapabilities.fork and answers ACP's session/fork (unstable) with a copy of the session.
 //
 //   hello (default)  two message chunks echoing the prompt
 //   think            thought chunks, then a message
@@ -200,7 +201,12 @@ function handle(msg) {
     case 'initialize':
       return answer(id, {
         protocolVersion: 1,
-        agentCapabilities: { loadSession: true, promptCapabilities: { image: true, embeddedContext: true }, mcpCapabilities: { http: false, sse: false } },
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: true, embeddedContext: true },
+          mcpCapabilities: { http: false, sse: false },
+          ...(process.env.ACP_TEST_FORK ? { sessionCapabilities: { fork: {} } } : {}),
+        },
         agentInfo: { name: 'acp-test-agent', version: '1.0.0' },
         authMethods: [],
       });
@@ -218,6 +224,14 @@ function handle(msg) {
         text(params.sessionId, 'agent_message_chunk', t.agent);
       }
       return answer(id, { modes: MODES, configOptions: [MODEL] });
+    }
+    case 'session/fork': {
+      const parent = process.env.ACP_TEST_FORK ? load(params.sessionId) : undefined;
+      if (!parent) return send({ id, error: { code: -32002, message: `no session ${params.sessionId}` } });
+      const sid = `acp-${process.pid}-${sessions.size + 1}`;
+      sessions.set(sid, { cwd: params.cwd, turns: [...parent.turns], mcp: params.mcpServers });
+      save(sid);
+      return answer(id, { sessionId: sid, modes: MODES, configOptions: [MODEL] });
     }
     case 'session/set_mode':
       update(params.sessionId, { sessionUpdate: 'current_mode_update', currentModeId: params.modeId });

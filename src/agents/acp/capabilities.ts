@@ -31,5 +31,8 @@ export const acpBaseCapabilities: Capabilities = {
 /** The flags an initialize answer decides. */
 export function announcedCapabilities(init: InitializeResult): Partial<Capabilities> {
   const prompt = init.agentCapabilities?.promptCapabilities;
-  return { images: prompt?.image === true };
+  // ACP's session/fork (unstable) forks a whole session: after the last turn, not at an earlier
+  // one (fork.ts). Only a `true` is announced: a definition's own fork method stays as it says.
+  const fork = init.agentCapabilities?.sessionCapabilities?.fork != null;
+  return { images: prompt?.image === true, ...(fork ? { fork: true } : {}) };
 }

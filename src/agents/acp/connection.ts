@@ -43,7 +43,7 @@ export interface OpenRequest {
 export interface OpenedSession {
   sessionId: string;
   setup: SessionSetup;
-  how: 'new' | 'resume' | 'load';
+  how: 'new' | 'resume' | 'load' | 'fork';
 }
 
 export async function openSession(rpc: JsonRpcPeer, init: InitializeResult, request: OpenRequest, timeoutMs: number, replaying: (on: boolean) => void): Promise<OpenedSession> {

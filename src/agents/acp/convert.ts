@@ -4,7 +4,8 @@
 //     any other request is refused by the driver at once: an `error` for a method of the protocol
 //     (fs/*, terminal/*, session/*), a status item for an agent's private extension
 //   notifications (`method`): session/update (below), $/cancel_request; others → a status item
-//   answers to our requests (`id`): initialize (agent info), session/new (session.started),
+//   answers to our requests (`id`): initialize (agent info), session/new and a definition's fork
+//     request (session.started),
 //     session/prompt (turn.ended with its stop reason), errors (error + turn.ended)
 // session/update: message/thought/user chunks (convert-messages.ts), tool_call and
 // tool_call_update (convert-tools.ts), plan, available_commands_update, current_mode_update as
@@ -49,9 +50,19 @@ const ABNORMAL_STOPS: Readonly<Record<string, string>> = {
   max_turn_requests: 'the turn reached its limit of model requests',
 };
 
-export const acpConverter: Converter<AcpState> = guardedConverter(LOCATION, initialState, convertMessage);
+/** What one agent's definition adds to the converter (definition.ts). */
+export interface AcpConverterOptions {
+  /** The new session's id in the answer to the agent's own fork request (AcpForkMethod.sessionId). */
+  forkedSessionId?: ((result: unknown) => string | undefined) | undefined;
+}
 
-function convertMessage(state: AcpState, native: unknown): Out {
+export function createAcpConverter(options: AcpConverterOptions = {}): Converter<AcpState> {
+  return guardedConverter(LOCATION, initialState, (state, native) => convertMessage(state, native, options));
+}
+
+export const acpConverter: Converter<AcpState> = createAcpConverter();
+
+function convertMessage(state: AcpState, native: unknown, options: AcpConverterOptions): Out {
   if (typeof native === 'string') return { state, events: [unparsed('not JSON', native)] };
   if (!isObject(native)) return { state, events: [unparsed('not a JSON-RPC object', native)] };
   const hasMethod = 'method' in native;
@@ -72,7 +83,7 @@ function convertMessage(state: AcpState, native: unknown): Out {
   if (hasId) {
     const res = Response.safeParse(native);
     if (!res.success || (!('result' in native) && !('error' in native))) return { state, events: [unparsed('malformed response', native)] };
-    return res.data.error ? errorResponse(state, res.data.error) : response(state, res.data.result);
+    return res.data.error ? errorResponse(state, res.data.error) : response(state, res.data.result, options);
   }
   return { state, events: [unparsed('neither a request, a notification nor a response', native)] };
 }
@@ -154,9 +165,12 @@ function update(state: AcpState, u: { sessionUpdate: string } & Record<string, u
   return statusItem(state, kind, boundedJson(stripKind(u)));
 }
 
-function response(state: AcpState, result: unknown): Out {
+function response(state: AcpState, result: unknown, options: AcpConverterOptions): Out {
   const prompt = PromptResult.safeParse(result);
   if (prompt.success) return endTurn(state, prompt.data.stopReason, prompt.data.usage);
+  // A fork's new session, named by the agent's own fork request: the daemon resumes this one now.
+  const forked = options.forkedSessionId?.(result);
+  if (forked) return { state, events: [{ type: 'session.started', native_session_id: forked, data: { metadata: defined({ agent: state.agentInfo ?? undefined }) } }] };
   const created = NewSessionResult.safeParse(result);
   if (created.success) {
     const { sessionId, modes, models } = created.data;

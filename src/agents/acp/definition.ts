@@ -16,7 +16,8 @@
 //   // registry.ts: foo: createAcpDriver(fooDefinition, options, agentLocator('foo', 'Foo CLI', config, env))
 import type { Capabilities } from '../../schema/agents.js';
 import type { ModeInfo, ModelList, PermissionMode } from '../../schema/api.js';
-import type { StartOptions } from '../types.js';
+import type { UniversalEvent } from '../../schema/events.js';
+import type { ForkOptions, StartOptions } from '../types.js';
 
 /** What a definition adds to one session's process. */
 export interface AcpSessionSetup {
@@ -49,6 +50,24 @@ export interface AcpAgentDefinition {
   capabilities?: Partial<Capabilities>;
   /** An npm package the agent is installed from (configured agents; built-ins use versions.ts). */
   install?: AcpPackage;
+  /** How the agent forks a session, for one that does it with a method of its own (ACP's
+   *  session/fork is not stable): fork.ts. Set `capabilities.fork`/`forkAtTurn` to match. */
+  fork?: AcpForkMethod;
+}
+
+/**
+ * An agent's own fork request (fork.ts): sent on a connection where the parent's session is open,
+ * it answers with a new session holding the parent's conversation, which is then opened like a
+ * resumed one. Every part is pure: the converter reads the answer too (the new session id goes
+ * into session.started, so a restart resumes the fork, not its parent).
+ */
+export interface AcpForkMethod {
+  /** AgentDriver.forkPoint: what the request needs from the parent's events (with raw) up to its turn `turns`. */
+  point?(events: readonly UniversalEvent[], turns: number): string | undefined;
+  /** The request that forks `fork.nativeSessionId` after its turn `fork.turns` (at `fork.point`). */
+  request(fork: ForkOptions): { method: string; params: Record<string, unknown> };
+  /** The new session's id in that request's result; undefined for any other answer. */
+  sessionId(result: unknown): string | undefined;
 }
 
 export interface AcpPackage {

@@ -3,8 +3,9 @@
 // (definition.ts); nothing here knows one agent from another.
 //
 //   start      spawn <command> <args> <definition session args>, initialize, session/new (or
-//              session/resume / session/load with the nativeSessionId, which is ACP's sessionId),
-//              then the session's agentMode and model (settings.ts); ready = the session exists
+//              session/resume / session/load with the nativeSessionId, which is ACP's sessionId;
+//              or the definition's fork request, fork.ts), then the session's agentMode and model
+//              (settings.ts); ready = the session exists
 //   send       session/prompt {sessionId, prompt} (input.ts); its answer, at the end of the turn,
 //              carries the stop reason and ends the turn (the converter reads it): send does not
 //              wait for it
@@ -21,7 +22,7 @@ import type { ProcessLimits } from '../process-options.js';
 import type { AgentDriver } from '../types.js';
 import { listAcpModels, listAcpModes } from './offerings.js';
 import { acpBaseCapabilities, announcedCapabilities } from './capabilities.js';
-import { acpConverter } from './convert.js';
+import { createAcpConverter } from './convert.js';
 import type { AcpAgentDefinition } from './definition.js';
 import type { InitializeResult } from './native.js';
 import { AcpSession, type LocateAcp } from './session.js';
@@ -38,7 +39,7 @@ export function createAcpDriver(definition: AcpAgentDefinition, limits: ProcessL
     get capabilities(): Capabilities {
       return { ...acpBaseCapabilities, ...definition.capabilities, ...announced };
     },
-    converter: acpConverter,
+    converter: createAcpConverter({ forkedSessionId: definition.fork?.sessionId }),
     modes: definition.modes ?? [{ id: 'default', name: 'Default', description: "The agent's own default mode" }],
     permissionModes: definition.permissionModes ?? ['default'],
     models: definition.models ?? { models: [] },
@@ -46,6 +47,7 @@ export function createAcpDriver(definition: AcpAgentDefinition, limits: ProcessL
     listModes: (ctx) => listAcpModes(ctx, deps),
     ...(definition.install ? { npmPackage: definition.install } : {}),
     ...(find ? { findExecutable: find } : {}),
+    ...(definition.fork?.point ? { forkPoint: definition.fork.point } : {}),
     start: (options, sink) => AcpSession.start(options, sink, deps),
   };
 }

@@ -127,7 +127,7 @@ export const InitializeResult = z.looseObject({
       loadSession: z.boolean().optional(),
       promptCapabilities: z.looseObject({ image: z.boolean().optional(), audio: z.boolean().optional(), embeddedContext: z.boolean().optional() }).optional(),
       mcpCapabilities: z.looseObject({ http: z.boolean().optional(), sse: z.boolean().optional() }).optional(),
-      sessionCapabilities: z.looseObject({ resume: z.unknown().optional() }).nullable().optional(),
+      sessionCapabilities: z.looseObject({ resume: z.unknown().optional(), fork: z.unknown().optional() }).nullable().optional(),
     })
     .optional(),
   agentInfo: z.looseObject({ name: z.string(), version: z.string().optional(), title: Opt }).nullable().optional(),

@@ -9,6 +9,7 @@ import { untilReady } from '../readiness.js';
 import type { AgentHandle, AgentSink, StartOptions, TurnInput } from '../types.js';
 import { initialize, openSession, spawnAcp } from './connection.js';
 import type { AcpAgentDefinition } from './definition.js';
+import { openFork } from './fork.js';
 import { acpMcpServers, promptBlocks, type PromptCapabilities } from './input.js';
 import { RequestPermission, type InitializeResult } from './native.js';
 import { CANCELLED, permissionOutcome } from './permission.js';
@@ -91,7 +92,7 @@ export class AcpSession implements AgentHandle {
     return this.proc.pid;
   }
 
-  /** initialize, session/new|resume|load, then the agentMode and model; resolves with the sessionId. */
+  /** initialize, session/new|resume|load (or a fork, fork.ts), then the agentMode and model; resolves with the sessionId. */
   private async handshake(): Promise<string> {
     const { options, deps } = this;
     const { definition, limits } = deps;
@@ -100,7 +101,10 @@ export class AcpSession implements AgentHandle {
     checkMcpTransports(options.mcp, init, definition.id);
     this.promptCaps = init.agentCapabilities?.promptCapabilities ?? {};
     const request = { cwd: options.cwd, mcpServers: acpMcpServers(options.mcp), nativeSessionId: options.nativeSessionId };
-    const opened = await openSession(this.rpc, init, request, limits.startTimeoutMs, (on) => void ((this.replaying = on), (this.loaded ||= on)));
+    const replaying = (on: boolean) => void ((this.replaying = on), (this.loaded ||= on));
+    const opened = options.fork
+      ? await openFork(this.rpc, init, request, options.fork, definition.fork, limits.startTimeoutMs, replaying)
+      : await openSession(this.rpc, init, request, limits.startTimeoutMs, replaying);
     const agentMode = options.agentMode === 'default' ? (definition.permissionModeIds?.[options.permissionMode as PermissionMode] ?? 'default') : options.agentMode;
     await applySettings(this.rpc, opened.sessionId, opened.setup, { agentMode, model: options.model }, limits.startTimeoutMs, definition.id);
     return opened.sessionId;

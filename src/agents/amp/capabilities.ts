@@ -22,7 +22,9 @@ export const ampCapabilities: Capabilities = {
   userMessages: false, // the prompt echo is skipped: the daemon synthesises the user message
   nativeTurnStart: false,
   nativeHitlResolution: false,
+  // One `-x` process per turn with stdin closed: nothing reaches a running turn (docs/amp.md).
   steer: false,
+  // `amp threads fork` is deprecated (exits 1), and nothing else copies a thread.
   fork: false,
   forkAtTurn: false,
 };

@@ -19,6 +19,8 @@
 // - Resume is session/load, which Gemini 0.61.0 honours once per session and not within the
 //   minute the session began: its own chat files and start-up cleanup, which no argument or
 //   variable reaches (docs/gemini.md). A failed load ends the session as native_resume_failed.
+// - No steer and no fork (the ACP defaults): a session/prompt while one runs cancels the running
+//   one, and Gemini answers neither session/fork nor any fork of its own (docs/gemini.md).
 //
 // Credentials are Gemini's own: GEMINI_API_KEY (or Vertex AI / a Google login in ~/.gemini), and
 // GOOGLE_GEMINI_BASE_URL points it at another endpoint (the tests' fake model); see docs/gemini.md.

@@ -10,11 +10,14 @@
 //   project's own): commands run through child_process rather than node-pty, so their output is
 //   in the tool_call_update; no usage statistics, telemetry or self-update (Qwen Code can install
 //   a newer version of itself under its home and run that instead of the pinned one).
+// - Forks with its own branch request (fork.ts): the conversation up to any completed turn. No
+//   steer: a session/prompt while one runs cancels the running one (docs/qwen.md).
 //
 // Credentials are the OpenAI-compatible provider's: OPENAI_API_KEY, OPENAI_BASE_URL (the tests'
 // fake model) and OPENAI_MODEL, from the environment or Qwen's own settings; see docs/qwen.md.
 import type { AcpAgentDefinition } from '../acp/definition.js';
 import { settingsFile } from '../settings-file.js';
+import { qwenFork } from './fork.js';
 
 /** permissionMode → `--approval-mode`. */
 const APPROVAL: Record<string, string> = { default: 'default', acceptEdits: 'auto-edit', plan: 'plan', bypass: 'yolo' };
@@ -36,4 +39,6 @@ export const qwenDefinition: AcpAgentDefinition = {
     env: { QWEN_CODE_SYSTEM_SETTINGS_PATH: await settingsFile('qwen', QWEN_SETTINGS) },
   }),
   permissionModes: ['default', 'acceptEdits', 'plan', 'bypass'],
+  fork: qwenFork,
+  capabilities: { fork: true, forkAtTurn: true },
 };

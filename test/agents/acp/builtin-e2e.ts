@@ -12,6 +12,7 @@ import type { UniversalEvent } from '../../../src/schema/events.js';
 import { assistantMessages, completedItems, deltasOf, eventsUntil as eventsUntilIn, expectWellFormedTurn, lastSequence, ofType, permissionIds, replyPermission, sendTurn as sendTurnIn, textOf, turnAnswering as turnAnsweringIn } from '../../support/e2e-turns.js';
 import type { FakeModel, Scenario } from '../../fake-model/server.js';
 import { agentE2E } from '../../support/agent-e2e.js';
+import { deliveryE2e } from './builtin-e2e-delivery.js';
 import { SETTLE_SHELL } from './harness.js';
 import { expectNoUnparsed, post } from '../../support/helpers.js';
 
@@ -27,6 +28,8 @@ export interface AcpAgentSpec {
   absolutePaths?: boolean;
   /** Its shell may report a fast command's output as empty (Qwen Code: SETTLE_SHELL says why). */
   settleShell?: boolean;
+  /** It forks natively (capabilities fork and forkAtTurn; builtin-e2e-delivery.ts). */
+  forks?: boolean;
 }
 
 const SID = 'acp-e2e';
@@ -183,5 +186,7 @@ export function acpE2e(spec: AcpAgentSpec): void {
       expect((await e2e.app.app.inject({ method: 'GET', url: `/v1/sessions/${SID}` })).json()).toMatchObject({ status: 'idle' });
       expectNoUnparsed(await allEvents());
     });
+
+    deliveryE2e(spec.agent, e2e, SID, spec.forks ?? false);
   });
 }

@@ -204,6 +204,34 @@ describe('install and resume', () => {
     expect((error.data as { message: string }).message).toContain(`no session ${lost}`);
     expect(failed.at(-1)).toMatchObject({ type: 'session.ended', data: { reason: 'error' } });
   });
+
+  it("forks with ACP's session/fork when the agent announces it: after the last turn only; never steers", async () => {
+    app = await makeApp({ config: config() });
+    await create('p1', { env: { ACP_TEST_FORK: '1' } });
+    await runTurn(app, 'p1', 'first words');
+    // The row follows the agent's initialize: session/fork forks a whole session.
+    const row = (await app.app.inject({ method: 'GET', url: '/v1/agents' })).json<{ agents: AgentInfo[] }>().agents.find((a) => a.id === 'tester')!;
+    expect(row.capabilities).toMatchObject({ steer: false, fork: true, forkAtTurn: false });
+    const from = (await getEvents(app, 'p1')).length;
+    expect((await post(app, '/v1/sessions/p1/messages', { message: 'slow' })).statusCode).toBe(204);
+    await waitFor(async () => deltas(await getEvents(app, 'p1', from)).length > 0 || undefined);
+    expectProblem(await post(app, '/v1/sessions/p1/messages', { message: 'use tabs', delivery: 'steer' }), 409, 'steer_unsupported');
+    expect((await post(app, '/v1/sessions/p1/interrupt')).statusCode).toBe(202);
+    await waitFor(async () => (await getEvents(app, 'p1')).filter((e) => e.type === 'turn.ended').length === 2 || undefined);
+    await runTurn(app, 'p1', 'second words');
+
+    const ends = (await getEvents(app, 'p1')).filter((e) => e.type === 'turn.ended');
+    expectProblem(await post(app, '/v1/sessions/p1/fork', { at: ends[0]!.sequence }), 409, 'fork_unsupported');
+    const res = await post(app, '/v1/sessions/p1/fork', { id: 'f1' });
+    expect(res.statusCode, res.body).toBe(201);
+    const history = await runTurn(app, 'f1', 'history');
+    expect(deltas(history).join('')).toBe('I remember: first words | slow | second words');
+    const parent = (await getEvents(app, 'p1'))[0]!.native_session_id;
+    const forked = (await app.app.inject({ method: 'GET', url: '/v1/sessions/f1' })).json<{ nativeSessionId: string }>().nativeSessionId;
+    expect(forked).toMatch(/^acp-/);
+    expect(forked).not.toBe(parent);
+    expectNoUnparsed(await getEvents(app, 'f1'));
+  });
 });
 
 describe('a built-in style definition', () => {

@@ -12,6 +12,7 @@ import type { UniversalEvent } from '../../../src/schema/events.js';
 import { agentE2E } from '../../support/agent-e2e.js';
 import { assistantMessages, completedItems, deltasOf, eventsUntil, expectWellFormedTurn, lastSequence, ofType, sendTurn, textOf } from '../../support/e2e-turns.js';
 import { expectNoUnparsed, getEvents, post, waitFor } from '../../support/helpers.js';
+import { expectProblem } from '../../support/http-problems.js';
 import type { Sandbox } from '../../support/sandbox.js';
 import { processes } from '../../support/procs.js';
 
@@ -264,6 +265,34 @@ describe('Amp through the daemon (stand-in CLI)', () => {
     await waitFor(() => (ampProcesses(e2e.sandbox.root).length === 0 && delegates.every((d) => !existsSync(`/proc/${d.pid}/cmdline`) || processes().find((p) => p.pid === d.pid)?.state === 'Z')) || undefined, 5000, 'the CLI and its delegate to exit');
     expect(dirs().length).toBeLessThan(before.length + 1);
     expect(existsSync(join(e2e.sandbox.work, 'x.txt'))).toBe(false);
+  });
+
+  // Messages during a turn and forks (docs/queue-steer-fork.md, docs/amp.md): Amp runs one process
+  // per turn with stdin closed, so nothing reaches a running turn (steer 409), and it cannot fork
+  // a thread (409); queue and interrupt are the daemon's: each message runs as its own turn process.
+  it('delivery: steer and fork are refused; queue waits for the running turn, interrupt stops it and goes first', async () => {
+    await start();
+    const agents = (await e2e.app.app.inject({ method: 'GET', url: '/v1/agents' })).json<{ agents: { id: string; capabilities: Record<string, boolean> }[] }>();
+    expect(agents.agents.find((a) => a.id === 'amp')?.capabilities).toMatchObject({ steer: false, fork: false, forkAtTurn: false });
+    const send = (message: string, delivery: string) => post(e2e.app, `/v1/sessions/${SID}/messages`, { message, delivery });
+    expect((await post(e2e.app, `/v1/sessions/${SID}/messages`, { message: '/text Starting.\n/sleep 20000\n/text never' })).statusCode).toBe(204);
+    await waitFor(async () => ofType(await all(), 'item.completed').some((e) => e.data.item.role === 'assistant') || undefined);
+    expectProblem(await send('use tabs', 'steer'), 409, 'steer_unsupported');
+    const queued = await send('queued', 'queue');
+    expect(queued.json()).toMatchObject({ status: 'queued', position: 0 });
+    const first = await send('instead', 'interrupt');
+    expect(first.json()).toMatchObject({ status: 'queued', position: 0 });
+    const events = await waitFor(async () => {
+      const got = await all();
+      return ofType(got, 'turn.ended').length >= 3 ? got : undefined;
+    }, 10_000, 'three turns');
+    expect(ofType(events, 'turn.ended').map((e) => e.data.metadata.reason)).toEqual(['interrupted', 'completed', 'completed']);
+    expect(ofType(events, 'turn.started').map((e) => e.data.message_id)).toEqual([undefined, first.json().messageId, queued.json().messageId]);
+    // One turn process at a time, in order, on the one thread.
+    expect(assistantMessages(events).map(textOf).slice(-2)).toEqual(['You said: instead (message 2 in this thread)', 'You said: queued (message 3 in this thread)']);
+    expectProblem(await post(e2e.app, `/v1/sessions/${SID}/fork`, {}), 409, 'fork_unsupported');
+    expectProblem(await post(e2e.app, `/v1/sessions/${SID}/fork`, { at: ofType(events, 'turn.ended')[1]!.sequence }), 409, 'fork_unsupported');
+    expectNoUnparsed(await all());
   });
 
   it('lists its modes and models, and refuses what Amp cannot do: an unknown agentMode, a model choice', async () => {

@@ -9,4 +9,5 @@ acpE2e({
   // Its write_file refuses relative paths.
   absolutePaths: true,
   settleShell: true,
+  forks: true,
 });
