@@ -126,7 +126,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message and stream the turn's events (SSE, or NDJSON with Accept: application/x-ndjson)
-         * @description The stream starts with the turn's turn.started and is closed after turn.ended, permission.requested, question.requested, error or session.ended; follow the rest with streamEventsSse.
+         * @description The stream starts with the turn's turn.started and is closed after turn.ended, permission.requested, question.requested, error or session.ended; follow the rest with streamEventsSse. With `delivery`, it runs from the moment the message is taken until the turn that runs it ends (for a queued message, the running turn comes first).
          */
         post: operations["postMessageStream"];
         delete?: never;
@@ -2373,7 +2373,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `turn_in_progress`: A turn is already running; `session_ended`: Session has ended */
+            /** @description `turn_in_progress`: A turn is already running; `steer_unsupported`: The agent cannot take a message into a running turn; `session_ended`: Session has ended */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2409,7 +2409,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `too_many_subscribers`: Subscriber limit reached */
+            /** @description `queue_full`: Message queue full; `too_many_subscribers`: Subscriber limit reached */
             429: {
                 headers: {
                     [name: string]: unknown;
