@@ -77,7 +77,7 @@ const forkSession = route({
   method: 'post', path: '/v1/sessions/:id/fork', operationId: 'forkSession', tag: 'sessions', auth: 'bearer',
   summary: 'Branch a session: a new session with its own agent and a copy of the conversation up to a turn',
   description: "The new session's log starts with the parent's events up to the branch point, then `session.forked`. Agents say in their capabilities whether they fork at the end (`fork`) and at an earlier turn (`forkAtTurn`); anything else is 409 fork_unsupported.",
-  params: SessionPath, body: ForkRequest,
+  params: SessionPath, body: ForkRequest, optionalBody: true,
   ok: { 201: json(SessionInfo, 'The new session') },
   errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'invalid_fork_point', 'fork_unsupported', 'turn_in_progress', 'session_exists', 'events_evicted', 'too_many_sessions', 'agent_start_failed'],
   async handler({ params, body, reply }, { sessions }) {

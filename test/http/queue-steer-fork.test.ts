@@ -260,5 +260,9 @@ describe('fork', () => {
     const events = await getEvents(app, 'f0');
     expect(events.map((e) => e.type).slice(0, 2)).toEqual(['session.started', 'session.forked']);
     expect(lastText(await runTurn(app, 'f0', 'history'))).toContain('No earlier prompts');
+    // The body is optional: no body forks after the last turn, under an id the daemon picks.
+    const bare = await post(app, '/v1/sessions/s1/fork');
+    expect(bare.statusCode, bare.body).toBe(201);
+    expect(bare.json<SessionInfo>()).toMatchObject({ sessionId: expect.stringMatching(/^sess_/), forkedFrom: { sessionId: 's1' } });
   });
 });
