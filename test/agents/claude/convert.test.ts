@@ -8,9 +8,9 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { claudeCapabilities } from '../../../src/agents/claude/capabilities.js';
 import { claudeConverter, type ClaudeState } from '../../../src/agents/claude/convert.js';
-import type { Draft } from '../../../src/agents/types.js';
 import { UniversalEvent } from '../../../src/schema/events.js';
 import { goldenFixtures } from '../../support/golden-replay.js';
+import { convertLines } from '../../support/convert-lines.js';
 
 const driver = { id: 'claude' as const, capabilities: claudeCapabilities, converter: claudeConverter };
 const { replayCase, itReplaysEach } = goldenFixtures(driver, new URL('./fixtures/', import.meta.url).pathname);
@@ -128,14 +128,8 @@ describe('claude golden fixtures: scenario specifics', () => {
 
 // ---- unit tests: exact drafts --------------------------------------------------------------------
 
-function convert(lines: unknown[], state: ClaudeState = claudeConverter.initial()) {
-  const events: Draft[] = [];
-  for (const line of lines) {
-    const out = claudeConverter.convert(state, line);
-    state = out.state;
-    events.push(...out.events);
-  }
-  return { state, events };
+function convert(lines: unknown[], state?: ClaudeState) {
+  return convertLines(claudeConverter, lines, state);
 }
 
 const canUseTool = (tool_name: string, input: Record<string, unknown>) => ({

@@ -7,15 +7,10 @@ import { claudeArgs } from '../../../src/agents/claude/driver.js';
 import { claudeForkPoint } from '../../../src/agents/claude/fork.js';
 import type { Draft } from '../../../src/agents/types.js';
 import type { UniversalEvent } from '../../../src/schema/events.js';
+import { convertLines } from '../../support/convert-lines.js';
 
-function convert(lines: unknown[], state: ClaudeState = claudeConverter.initial()) {
-  const events: Draft[] = [];
-  for (const line of lines) {
-    const out = claudeConverter.convert(state, line);
-    state = out.state;
-    events.push(...out.events);
-  }
-  return { state, events };
+function convert(lines: unknown[], state?: ClaudeState) {
+  return convertLines(claudeConverter, lines, state);
 }
 
 const U = '22222222-2222-4222-8222-222222222222';

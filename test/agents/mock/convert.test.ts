@@ -1,18 +1,12 @@
 import { guardedConverter } from '../../../src/agents/unparsed.js';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Draft } from '../../../src/agents/types.js';
 import { mockConverter, type MockState } from '../../../src/agents/mock/convert.js';
+import { convertLines } from '../../support/convert-lines.js';
 
 /** Feeds lines through the converter; every caller but the unparsed tests expects none. */
-function convert(lines: unknown[], state: MockState = mockConverter.initial()) {
-  const events: Draft[] = [];
-  for (const line of lines) {
-    const out = mockConverter.convert(state, line);
-    state = out.state;
-    events.push(...out.events);
-  }
-  return { state, events };
+function convert(lines: unknown[], state?: MockState) {
+  return convertLines(mockConverter, lines, state);
 }
 
 function convertClean(lines: unknown[], state?: MockState) {

@@ -13,6 +13,7 @@ import { modelsOf, modesOf } from '../../../src/agents/opencode/offerings.js';
 import type { Draft } from '../../../src/agents/types.js';
 import type { UniversalEvent } from '../../../src/schema/events.js';
 import { goldenFixtures } from '../../support/golden-replay.js';
+import { convertLines } from '../../support/convert-lines.js';
 
 const driver = { id: 'opencode' as const, capabilities: opencodeCapabilities, converter: opencodeConverter };
 const { replayCase, itReplaysEach } = goldenFixtures(driver, new URL('./fixtures/', import.meta.url).pathname);
@@ -106,14 +107,8 @@ function checkShape(name: string, events: UniversalEvent[]): void {
 
 // ---- unit tests: exact drafts for what the recordings do not show ---------------------------------
 
-function run(natives: unknown[], state: OpencodeState = opencodeConverter.initial()): { state: OpencodeState; events: Draft[] } {
-  const events: Draft[] = [];
-  for (const n of natives) {
-    const out = opencodeConverter.convert(state, n);
-    state = out.state;
-    events.push(...out.events);
-  }
-  return { state, events };
+function run(natives: unknown[], state?: OpencodeState): { state: OpencodeState; events: Draft[] } {
+  return convertLines(opencodeConverter, natives, state);
 }
 const ev = (type: string, properties: Record<string, unknown>) => ({ id: 'evt_1', type, properties });
 const S = 'ses_1';

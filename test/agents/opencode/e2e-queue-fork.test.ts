@@ -3,8 +3,6 @@
 // the fake model, set up as in e2e.test.ts. Queue and interrupt are the daemon's; steer is refused
 // (409 steer_unsupported); forks are OpenCode's own (POST /session/{id}/fork), at the end and at
 // an earlier turn, and what the model is sent on the fork's next turn shows which conversation it has.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionInfo } from '../../../src/schema/api.js';
 import type { MessageAccepted } from '../../../src/schema/delivery.js';
@@ -13,7 +11,7 @@ import type { Scenario } from '../../fake-model/server.js';
 import { agentE2E } from '../../support/agent-e2e.js';
 import { assistantMessages, ofType, sendTurn, textOf } from '../../support/e2e-turns.js';
 import { expectNoUnparsed, getEvents, post, waitFor } from '../../support/helpers.js';
-import { opencodeConfig, seedConfigDir } from './harness.js';
+import { e2eEnv } from './harness.js';
 
 const SID = 'opencode-queue-fork';
 /** Waits and test timeouts are generous: OpenCode's first turn on a fresh server is slow on a loaded machine. */
@@ -24,12 +22,7 @@ const turn = (id: string, message: string) => sendTurn(e2e.app, id, message, { t
 const e2e = agentE2E({
   agent: 'opencode',
   sid: SID,
-  env: ({ fake, sandbox }) => {
-    seedConfigDir(sandbox);
-    const configPath = join(sandbox.root, 'opencode.json');
-    writeFileSync(configPath, JSON.stringify(opencodeConfig(fake!)));
-    return { ...sandbox.env, OPENCODE_CONFIG: configPath, OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1', npm_config_offline: 'true' };
-  },
+  env: ({ fake, sandbox }) => e2eEnv(sandbox, fake!),
 });
 
 const start = (scenario: Scenario) => e2e.start({ scenario, permissionMode: 'bypass' });

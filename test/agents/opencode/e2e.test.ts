@@ -16,29 +16,17 @@ import { agentE2E } from '../../support/agent-e2e.js';
 import { eventsUntil, expectWellFormedTurn, lastSequence, sendTurn } from '../../support/e2e-turns.js';
 import { expectNoUnparsed, getEvents, post, waitFor } from '../../support/helpers.js';
 import type { Sandbox } from '../../support/sandbox.js';
-import { configDir, opencodeConfig, seedConfigDir } from './harness.js';
+import { configDir, e2eEnv, opencodeConfig, seedConfigDir, sessionEnv } from './harness.js';
 import { createOpencodeDriver } from '../../../src/agents/opencode/driver.js';
 import { alive, leftovers, processes } from '../../support/procs.js';
 
 const SID = 'opencode-e2e';
 /** The env of a session whose OpenCode reads `configPath` and fetches nothing. */
-const sessionEnv = (sandbox: Sandbox, configPath: string) => ({
-  ...sandbox.env,
-  OPENCODE_CONFIG: configPath,
-  OPENCODE_DISABLE_MODELS_FETCH: '1',
-  OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
-  npm_config_offline: 'true',
-});
 
 const e2e = agentE2E({
   agent: 'opencode',
   sid: SID,
-  env: ({ fake, sandbox }) => {
-    seedConfigDir(sandbox);
-    const configPath = join(sandbox.root, 'opencode.json');
-    writeFileSync(configPath, JSON.stringify(opencodeConfig(fake!)));
-    return sessionEnv(sandbox, configPath);
-  },
+  env: ({ fake, sandbox }) => e2eEnv(sandbox, fake!),
 });
 
 /** A daemon with one opencode session against a fake model answering `scenario`. */

@@ -123,6 +123,19 @@ export function seedConfigDir(sandbox: Sandbox): void {
   writeFileSync(join(dir, 'package-lock.json'), `${JSON.stringify(lock, null, 2)}\n`);
 }
 
+/** The environment an e2e session of OpenCode runs with, offline: `configPath` its config. */
+export function sessionEnv(sandbox: Sandbox, configPath: string): Record<string, string> {
+  return { ...sandbox.env, OPENCODE_CONFIG: configPath, OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1', npm_config_offline: 'true' };
+}
+
+/** An e2e session's environment with the fake model's config written into the sandbox (agentE2E's `env`). */
+export function e2eEnv(sandbox: Sandbox, fake: FakeModel): Record<string, string> {
+  seedConfigDir(sandbox);
+  const configPath = join(sandbox.root, 'opencode.json');
+  writeFileSync(configPath, JSON.stringify(opencodeConfig(fake)));
+  return sessionEnv(sandbox, configPath);
+}
+
 /** A port nobody listens on right now (the OS's pick; opencode's `--port 0` means 4096 first). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
