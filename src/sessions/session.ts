@@ -137,7 +137,8 @@ export class Session {
     this.assertOpen();
     if (body.delivery) return this.queue.deliver({ ...body, delivery: body.delivery });
     if (this.normalizer.turnActive || this.queue.length > 0) {
-      const queued = this.queue.length > 0 ? ` (${this.queue.length} queued messages go first)` : '';
+      const n = this.queue.length;
+      const queued = n === 0 ? '' : n === 1 ? ' (a queued message goes first)' : ` (${n} queued messages go first)`;
       throw new ApiError('turn_in_progress', `Session '${this.id}' is ${this.status}${queued}; wait for turn.ended, interrupt it, or send with delivery "queue", "steer" or "interrupt".`, {
         sessionId: this.id,
         sessionStatus: this.status,
