@@ -94,7 +94,7 @@ describe('mirror: three daemons flooded, the mirror and a daemon SIGKILLed mid-f
     const fleet = [await fleetDaemon('a'), await fleetDaemon('b'), await fleetDaemon('c')];
     const [, b, c] = fleet as [FleetDaemon, FleetDaemon, FleetDaemon];
     const FLOODED = 4;
-    const PER_TURN = 3000;
+    const PER_TURN = 6000;
     // History from before the mirror starts: small sessions with a finished turn each.
     for (const d of fleet) {
       for (let i = 1; i <= 2; i++) await d.call('POST', `/v1/sessions/t${i}`, { agent: 'mock' });
@@ -108,9 +108,11 @@ describe('mirror: three daemons flooded, the mirror and a daemon SIGKILLed mid-f
     cleanups.push(() => first.kill());
     await first.started();
 
-    // Paced floods (600 events/s per session, 5 s each), so that the kills land mid-flood.
+    // Paced floods (600 events/s per session, 10 s each), so that the kills land mid-flood: the
+    // kill waits for 3,600 rows in PostgreSQL, which a loaded CI machine once took over 5 s to
+    // reach (floods of 5 s had ended by then, and nothing was cut).
     for (const d of fleet) for (let i = 1; i <= FLOODED; i++) await d.call('POST', `/v1/sessions/f${i}/messages`, { message: `flood ${PER_TURN} paced 600` });
-    await waitFor(async () => (await storedCount(db)) >= (fleet.length * FLOODED * PER_TURN) / 10, 30_000, 'a tenth of the flood in PostgreSQL');
+    await waitFor(async () => (await storedCount(db)) >= 3600, 30_000, 'the first 3,600 flooded events in PostgreSQL');
     first.kill('SIGKILL');
     await b.kill();
     await first.exited;
