@@ -968,14 +968,15 @@ export interface components {
         MessageQueuedData: {
             message_id: string;
             message: string;
-            attachments?: {
-                path: string;
-                mime?: string;
-                filename?: string;
-            }[];
+            attachments?: components["schemas"]["Attachment"][];
             /** @enum {string} */
             delivery: "queue" | "interrupt";
             position: number;
+        };
+        Attachment: {
+            path: string;
+            mime?: string;
+            filename?: string;
         };
         MessageDequeuedEvent: {
             /** @example evt_3k9x0q2m7c1v8b4n */
@@ -1041,11 +1042,7 @@ export interface components {
             message_id: string;
             turn_id: string;
             message: string;
-            attachments?: {
-                path: string;
-                mime?: string;
-                filename?: string;
-            }[];
+            attachments?: components["schemas"]["Attachment"][];
         };
         SessionForkedEvent: {
             /** @example evt_3k9x0q2m7c1v8b4n */
@@ -1207,11 +1204,6 @@ export interface components {
             attachments?: components["schemas"]["Attachment"][];
             delivery?: components["schemas"]["Delivery"];
         };
-        Attachment: {
-            path: string;
-            mime?: string;
-            filename?: string;
-        };
         ForkRequest: {
             /**
              * @description The new session's id; the daemon picks one when absent
@@ -1228,11 +1220,7 @@ export interface components {
         QueuedMessage: {
             messageId: string;
             message: string;
-            attachments?: {
-                path: string;
-                mime?: string;
-                filename?: string;
-            }[];
+            attachments?: components["schemas"]["Attachment"][];
             /** @enum {string} */
             delivery: "queue" | "interrupt";
             queuedAt: string;

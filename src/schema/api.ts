@@ -4,8 +4,8 @@ import { ERROR_CODES } from '../errors.js';
 import { AgentId, Capabilities, EXACT_VERSION } from './agents.js';
 import { Delivery, ForkedFrom } from './delivery.js';
 import { UniversalEvent } from './events.js';
-import { SessionIdParam } from './session-id.js';
-export { SessionIdParam, SessionRef } from './session-id.js';
+import { Attachment, SessionIdParam } from './session-id.js';
+export { Attachment, SessionIdParam, SessionRef } from './session-id.js';
 import { z } from './zod.js';
 
 // Values that end up in an agent's argv or environment: NUL cannot be passed to exec at all.
@@ -80,11 +80,6 @@ export const CreateSessionResponse = z
   .openapi('CreateSessionResponse');
 export const SessionList = z.object({ sessions: z.array(SessionInfo) }).openapi('SessionList');
 
-export const Attachment = z
-  .object({ path: z.string().min(1), mime: z.string().optional(), filename: z.string().optional() })
-  .strict()
-  .openapi('Attachment');
-export type Attachment = z.infer<typeof Attachment>;
 
 export const MessageRequest = z
   .object({

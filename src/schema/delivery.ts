@@ -1,7 +1,7 @@
 // Messages during a turn (queue, steer, interrupt) and forks: the request and response bodies of
 // their routes and the data of their four events (docs/queue-steer-fork.md). The events are ours,
 // like turn.started: the universal schema has no queue and no branches.
-import { SessionIdParam } from './session-id.js';
+import { Attachment, SessionIdParam } from './session-id.js';
 import { z } from './zod.js';
 
 export const Delivery = z
@@ -25,13 +25,11 @@ export const MessageAccepted = z
   .openapi('MessageAccepted');
 export type MessageAccepted = z.infer<typeof MessageAccepted>;
 
-const AttachmentRef = z.object({ path: z.string(), mime: z.string().optional(), filename: z.string().optional() });
-
 export const QueuedMessage = z
   .object({
     messageId: z.string(),
     message: z.string(),
-    attachments: z.array(AttachmentRef).optional(),
+    attachments: z.array(Attachment).optional(),
     delivery: z.enum(['queue', 'interrupt']),
     queuedAt: z.string(),
   })
@@ -65,7 +63,7 @@ export const MessageQueuedData = z
   .object({
     message_id: z.string(),
     message: z.string(),
-    attachments: z.array(AttachmentRef).optional(),
+    attachments: z.array(Attachment).optional(),
     delivery: z.enum(['queue', 'interrupt']),
     position: z.number().int().min(0),
   })
@@ -83,7 +81,7 @@ export const MessageDequeuedData = z
 export type MessageDequeuedData = z.infer<typeof MessageDequeuedData>;
 
 export const MessageSteeredData = z
-  .object({ message_id: z.string(), turn_id: z.string(), message: z.string(), attachments: z.array(AttachmentRef).optional() })
+  .object({ message_id: z.string(), turn_id: z.string(), message: z.string(), attachments: z.array(Attachment).optional() })
   .openapi('MessageSteeredData');
 export type MessageSteeredData = z.infer<typeof MessageSteeredData>;
 
