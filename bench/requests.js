@@ -103,7 +103,9 @@ export async function requestsSection() {
       return { method: r.method, headers: AUTH, ...(r.method === 'POST' ? { body: MESSAGE } : {}), count, targets, status: r.status };
     };
     const results = {};
-    for (const r of routes) {
+    // BENCH_REQUEST_ROUTES=health,events: only those (health always runs: the others' ratios need it).
+    const only = process.env.BENCH_REQUEST_ROUTES?.split(',');
+    for (const r of routes.filter((x) => !only || x.name === 'health' || only.includes(x.name))) {
       const count = Math.max(100, Math.round(r.count * SCALE));
       // A warm-up for both, so that V8 has compiled the hot paths before anything counts.
       await measure(d, await specFor(d, r, Math.round(count / 4)));
@@ -129,7 +131,7 @@ export async function requestsSection() {
     }
     // Every route against health: the rounds' medians, all from this run.
     const health = median(results.health.map((x) => x.daemon.cpu));
-    for (const r of routes.slice(1)) print(`requests_${r.name}_over_health`, median(results[r.name].map((x) => x.daemon.cpu)) / health);
+    for (const r of routes.slice(1).filter((x) => results[x.name])) print(`requests_${r.name}_over_health`, median(results[r.name].map((x) => x.daemon.cpu)) / health);
   } finally {
     await bare?.stop();
     await before?.stop();

@@ -87,8 +87,9 @@ export interface RouteDeclaration<P extends Schema = z.ZodObject<{}>, Q extends 
   ok: Record<number, ResponseConfig>;
   errors?: readonly ErrorCode[];
   // A method, not a function property: the table holds routes of different schemas, and method
-  // parameters are compared bivariantly.
-  handler(input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>, deps: RouteDeps): Promise<unknown>;
+  // parameters are compared bivariantly. A handler that answers at once (health) is not async and
+  // returns nothing: no promise to make and settle per request.
+  handler(input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>, deps: RouteDeps): Promise<unknown> | void;
 }
 
 /** Any declared route, as the table holds it (each declaration's types were checked by `route`). */

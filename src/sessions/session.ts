@@ -25,6 +25,7 @@ import type { ResolvedCreateRequest, SessionCore, SessionDeps } from './session-
 export class Session {
   readonly log: EventLog;
   readonly createdAt: Date;
+  private readonly createdAtIso: string;
   private updatedAt: Date;
   private readonly normalizer: Normalizer;
   private readonly agent: SessionAgent;
@@ -52,6 +53,7 @@ export class Session {
     this.log = new EventLog(id, deps.limits, deps.ids, deps.clock, deps.store, stored);
     this.normalizer = new Normalizer(driver.capabilities, deps.ids);
     this.createdAt = stored ? new Date(stored.createdAt) : deps.clock.now();
+    this.createdAtIso = this.createdAt.toISOString();
     this.updatedAt = stored ? new Date(stored.updatedAt) : this.createdAt;
     if (stored) {
       this.normalizer.restore(stored.snapshot, stored.endedAt !== null);
@@ -201,28 +203,29 @@ export class Session {
     return this.agent.suspend();
   }
 
+  // One object of one shape: an absent optional field is `undefined`, which JSON leaves out, instead
+  // of a spread object per field (GET /v1/sessions builds one per session per request).
   info(): SessionInfo {
     const r = this.request;
-    const nativeSessionId = this.log.currentNativeSessionId;
     return {
       sessionId: this.id,
       agent: r.agent,
       agentMode: r.agentMode,
       permissionMode: r.permissionMode,
-      ...(r.model ? { model: r.model } : {}),
-      ...(r.variant ? { variant: r.variant } : {}),
-      ...(nativeSessionId ? { nativeSessionId } : {}),
+      model: r.model || undefined,
+      variant: r.variant || undefined,
+      nativeSessionId: this.log.currentNativeSessionId || undefined,
       ended: this.normalizer.ended,
       eventCount: this.log.lastSequence,
-      createdAt: this.createdAt.toISOString(),
+      createdAt: this.createdAtIso,
       updatedAt: this.updatedAt.toISOString(),
-      ...(r.title ? { title: r.title } : {}),
+      title: r.title || undefined,
       cwd: r.cwd,
       status: this.status,
       restored: this.restored,
       permissionPolicy: this.hitlSettings.policy,
       hitlTimeoutMs: this.hitlSettings.timeoutMs,
-      ...(r.forkedFrom ? { forkedFrom: r.forkedFrom } : {}),
+      forkedFrom: r.forkedFrom || undefined,
       queued: this.queue.length,
     };
   }

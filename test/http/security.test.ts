@@ -73,6 +73,25 @@ describe('bearer token', () => {
     expect((await a.app.inject({ method: 'GET', url: '/v1/sessions/s1', headers: { authorization: `bearer  ${TOKEN}` } })).statusCode).toBe(200);
   });
 
+  // The comparison copies the presented token into a buffer the token's size: a token cut or padded
+  // to that size, or one that only starts like it, must still be refused.
+  it.each([
+    [`Bearer ${TOKEN}`, 200],
+    [`  Bearer ${TOKEN}  `, 200],
+    [`BEARER\t${TOKEN}`, 200],
+    [`Bearer ${TOKEN}x`, 401],
+    [`Bearer ${TOKEN.slice(0, -1)}`, 401],
+    [`Bearer ${TOKEN.slice(0, -1)}\u00e9`, 401],
+    [`Bearer ${TOKEN}\u0000`, 401],
+    [`Bearer ${TOKEN} ${TOKEN}`, 401],
+    [`Basic ${TOKEN}`, 401],
+    ['Bearer ', 401],
+  ])('compares the token exactly: %j answers %i', async (header, status) => {
+    const a = await secured();
+    const res = await a.app.inject({ method: 'GET', url: '/v1/sessions', headers: { authorization: header } });
+    expect(res.statusCode, res.body).toBe(status);
+  });
+
   it('accepts ?token= on the two streaming routes only', async () => {
     const a = await secured();
     await a.app.inject({ method: 'POST', url: '/v1/sessions/s1', headers: { ...auth, 'content-type': 'application/json' }, payload: '{"agent":"mock"}' });

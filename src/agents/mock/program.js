@@ -128,10 +128,27 @@ let exiting = false;
 /** @type {Turn | null} */
 let current = null;
 
+// What one tick writes leaves in one write: a reply the mock has whole (its start, text, end) is one
+// pipe write, as an agent printing a buffered answer would make, not a system call per line.
+let corked = false;
+const uncork = () => {
+  corked = false;
+  process.stdout.uncork();
+};
+/** @param {string} text */
+const out = (text) => {
+  if (!corked) {
+    corked = true;
+    process.stdout.cork();
+    process.nextTick(uncork);
+  }
+  return process.stdout.write(text);
+};
+
 /** @type {MockIo} */
 const io = {
-  write: (line) => (exiting ? true : process.stdout.write(JSON.stringify(line) + '\n')),
-  raw: (text) => (exiting ? true : process.stdout.write(text + '\n')),
+  write: (line) => (exiting ? true : out(JSON.stringify(line) + '\n')),
+  raw: (text) => (exiting ? true : out(text + '\n')),
   drain: () => new Promise((resolve) => process.stdout.once('drain', () => resolve())),
   exit(code, stderrText = '') {
     if (exiting) return;
