@@ -133,7 +133,12 @@ export class LogStream extends PullStream {
  * each. The cache only holds ranges ending at the log's current last event, so it is dropped at
  * the next append and stays as small as the number of distinct cursors.
  */
-const ranges = new WeakMap<EventLog, { last: number; frames: Map<string, Buffer> }>();
+const ranges = new WeakMap<EventLog, { last: number; frames: Map<number, Buffer> }>();
+
+/** Which of the eight kinds of frames a subscriber takes (format × raw × chunked), as a small number. */
+function frameKind(options: LogStreamOptions, chunked: boolean): number {
+  return (options.format === 'sse' ? 0 : 4) + (options.includeRaw ? 2 : 0) + (chunked ? 1 : 0);
+}
 
 function rangeFrame(log: EventLog, after: number, to: number, options: LogStreamOptions, chunked: boolean): Buffer {
   const build = () => {
@@ -143,7 +148,8 @@ function rangeFrame(log: EventLog, after: number, to: number, options: LogStream
   if (to !== log.lastSequence) return build(); // catching up: nobody else needs this exact range
   let cache = ranges.get(log);
   if (cache?.last !== to) ranges.set(log, (cache = { last: to, frames: new Map() }));
-  const key = `${after}:${options.format}${options.includeRaw ? '+raw' : ''}${chunked ? '+chunked' : ''}`;
+  // A number, not a string: the key is computed once per subscriber per write, thousands at a time.
+  const key = after * 8 + frameKind(options, chunked);
   let frame = cache.frames.get(key);
   if (!frame) cache.frames.set(key, (frame = build()));
   return frame;
