@@ -13,7 +13,10 @@
 // rounds, set up the same way: `requests_<route>_before_cpu_us` and `…_before_over_bare`.
 // `messages` is POST /v1/sessions/{id}/messages to the mock, one session per connection, each
 // waiting for its turn to end (on an SSE stream opened before the run): its CPU includes the
-// turn (the mock's lines read, converted, normalized, stamped) and the stream's frames.
+// turn (the mock's lines read, converted, normalized, stamped) and the stream's frames. Its bare
+// server makes a bare turn (bench/bare.js): the same frames, a line to a child process and back.
+//   requests_<route>_bare_over_bare_health  the bare server's answer over its health answer: the
+//                                           floor of requests_<route>_over_health
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -60,6 +63,23 @@ async function recorded(d, path) {
   return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
 }
 
+/**
+ * One turn's SSE frames as the daemon writes them: the turn's opening events (written at the POST)
+ * and the reply's (written when the mock answers), for the bare server's turn.
+ */
+async function turnFrames(d, id) {
+  const res = await fetch(`${d.url}/v1/sessions/${id}/events/sse?offset=${await lastSequence(d, id)}`, { headers: AUTH });
+  const reader = res.body.getReader();
+  await api(d.url, 'POST', `/v1/sessions/${id}/messages`, MESSAGE);
+  let text = '';
+  while (!/"type":"turn\.ended"[^\n]*\n\n/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+  await reader.cancel();
+  const frames = text.replace(/^retry: \d+\n\n/, '').split(/(?<=\n\n)/);
+  // The POST appends turn.started and the user's message (started, completed); the rest is the reply.
+  const opening = frames.findIndex((f) => f.includes('"role":"assistant"') || f.includes('"type":"turn.ended"'));
+  return { started: frames.slice(0, opening).join(''), reply: frames.slice(opening).join('') };
+}
+
 /** The daemon's sessions: 10 mock sessions, the first holding more than a page of events. */
 async function prepare(d, ids) {
   for (const id of ids) await session(d, id);
@@ -85,7 +105,10 @@ export async function requestsSection() {
     const answers = {};
     for (const r of routes) {
       if (r.method === 'GET') answers[`GET ${r.path}`] = await recorded(d, r.path + (r.query ?? ''));
-      else for (const p of r.paths) answers[`POST ${p}`] = { status: r.status };
+      else {
+        const turn = r.turns ? await turnFrames(d, ids[1]) : undefined;
+        for (const p of r.paths) answers[`POST ${p}`] = { status: r.status, turn };
+      }
     }
     const file = join(tempDataDir('bare-answers'), 'answers.json');
     writeFileSync(file, JSON.stringify(answers));
@@ -96,8 +119,8 @@ export async function requestsSection() {
       const targets = [];
       for (let i = 0; i < r.connections; i++) {
         const target = { url: server.url + paths[i % paths.length] };
-        // The daemon's turns end on its streams; the bare server has no turns to wait for.
-        if (r.turns && server !== bare) target.sse = `${server.url}/v1/sessions/${ids[i]}/events/sse?offset=${await lastSequence(server, ids[i])}`;
+        // The daemon's turns end on its streams, and so do the bare server's (bench/bare.js).
+        if (r.turns) target.sse = `${server.url}/v1/sessions/${ids[i]}/events/sse${server === bare ? '' : `?offset=${await lastSequence(server, ids[i])}`}`;
         targets.push(target);
       }
       return { method: r.method, headers: AUTH, ...(r.method === 'POST' ? { body: MESSAGE } : {}), count, targets, status: r.status };
@@ -131,7 +154,12 @@ export async function requestsSection() {
     }
     // Every route against health: the rounds' medians, all from this run.
     const health = median(results.health.map((x) => x.daemon.cpu));
-    for (const r of routes.slice(1).filter((x) => results[x.name])) print(`requests_${r.name}_over_health`, median(results[r.name].map((x) => x.daemon.cpu)) / health);
+    const bareHealth = median(results.health.map((x) => x.base.cpu));
+    for (const r of routes.slice(1).filter((x) => results[x.name])) {
+      print(`requests_${r.name}_over_health`, median(results[r.name].map((x) => x.daemon.cpu)) / health);
+      // The same ratio between the bare server's answers: the least the route can cost over health.
+      print(`requests_${r.name}_bare_over_bare_health`, median(results[r.name].map((x) => x.base.cpu)) / bareHealth);
+    }
   } finally {
     await bare?.stop();
     await before?.stop();
