@@ -22,6 +22,8 @@ export interface ClaudeState {
   readonly tools: Readonly<Record<string, ToolRef>>;
   /** Status items emitted so far in the session: their keys are `status:<n>`. */
   readonly statuses: number;
+  /** The last result's total_cost_usd: Claude Code's is cumulative over its process (a turn's cost is the difference). */
+  readonly costSoFar?: number;
   /** The uuid of this turn's last `assistant` line: where `--resume-session-at` branches after it. */
   readonly lastAssistant: string | null;
   /** Steered messages and the CLI turns they run in (convert-steer.ts). Kept across turns. */
@@ -220,9 +222,12 @@ function result(state: ClaudeState, line: LineOf<'result'>): Out {
   // An interrupted turn ends with an error result too; the normalizer knows it was asked to stop.
   const usage = fromAnthropic(line.usage);
   const branch = state.lastAssistant ? { assistant_uuid: state.lastAssistant } : {};
-  const metadata = { reason: ok ? ('completed' as const) : ('error' as const), ...(usage ? { usage } : {}), subtype: line.subtype, total_cost_usd, duration_ms, num_turns, permission_denials, ...branch };
+  // A total below the last one is a new process's (a resume): all of it is this turn's.
+  const cost = typeof total_cost_usd === 'number' && total_cost_usd >= 0 ? total_cost_usd : undefined;
+  const turnCost = cost === undefined ? undefined : cost >= (state.costSoFar ?? 0) ? cost - (state.costSoFar ?? 0) : cost;
+  const metadata = { reason: ok ? ('completed' as const) : ('error' as const), ...(usage ? { usage } : {}), ...(turnCost !== undefined ? { cost_usd: turnCost } : {}), subtype: line.subtype, total_cost_usd, duration_ms, num_turns, permission_denials, ...branch };
   events.push({ type: 'turn.ended', data: { metadata: stop_reason === undefined ? metadata : { ...metadata, stop_reason } } });
-  return { state: { ...initial(), statuses: state.statuses, steer: { ...state.steer, busy: false, queued: [] } }, events };
+  return { state: { ...initial(), statuses: state.statuses, steer: { ...state.steer, busy: false, queued: [] }, ...(cost !== undefined ? { costSoFar: cost } : state.costSoFar !== undefined ? { costSoFar: state.costSoFar } : {}) }, events };
 }
 
 function controlResponse(state: ClaudeState, line: LineOf<'control_response'>): Out {
