@@ -79,6 +79,17 @@ export class BudgetGate {
     return false;
   }
 
+  /**
+   * A message steered into a turn held before its agent saw it: it joins the held message, so the
+   * agent gets both once the turn goes on. False when no turn is held.
+   */
+  steerHeld(input: TurnInput): boolean {
+    const held = this.pending?.kind === 'turn' ? this.pending.input : undefined;
+    if (!held || !this.pending) return false;
+    this.pending.input = { message: `${held.message}\n\n${input.message}`, attachments: [...held.attachments, ...input.attachments] };
+    return true;
+  }
+
   /** An interrupt while a held turn waits on its request: the turn ends, the agent never saw it. */
   interruptHeldTurn(): boolean {
     if (this.pending?.kind !== 'turn') return false;

@@ -84,6 +84,7 @@ export class Session {
       startTurn: (input, raw, messageId) => this.dispatch(input, raw, messageId),
       interrupt: () => this.interrupt(),
       handle: () => this.agent.current,
+      steerHeld: (input) => this.budget.steerHeld(input),
       closed: () => this.normalizer.ended || this.agent.ending,
       input: (body) => this.input(body),
     });

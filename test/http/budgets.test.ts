@@ -148,7 +148,7 @@ describe('budgets', () => {
     expectNoUnparsed(events);
   });
 
-  it('max_turns holds the turn before the agent sees it; once delivers it, reject ends it unseen; interrupt ends a held turn', async () => {
+  it('max_turns holds the turn before the agent sees it; a steer joins it, once delivers it, reject ends it unseen; interrupt ends a held turn', async () => {
     await start({}, { budget: { max_turns: 1 } });
     await send('echo one');
     await turnsEnded(1);
@@ -157,9 +157,12 @@ describe('budgets', () => {
     const asked = of(events, 'permission.requested')[0]!;
     expect(asked.data.metadata).toMatchObject({ limit: 'max_turns', limit_value: 1, spent: 2, paused: 'before_turn' });
     expect(texts(events)).toEqual(['one']);
+    // A message steered into the held turn joins its message: the agent gets both once it goes on.
+    const steered = await post(app, '/v1/sessions/s1/messages', { message: 'and more', delivery: 'steer' });
+    expect(steered.json()).toMatchObject({ delivery: 'steer', status: 'steered' });
     await reply(asked.data.permission_id, 'once');
     events = await turnsEnded(2);
-    expect(texts(events)).toEqual(['one', 'two']);
+    expect(texts(events)).toEqual(['one', 'two\n\nand more']);
     expect((await info()).budget).toEqual({ max_turns: 2 });
 
     await send('echo three');
@@ -167,7 +170,7 @@ describe('budgets', () => {
     await reply(of(events, 'permission.requested')[1]!.data.permission_id, 'reject');
     events = await turnsEnded(3);
     expect(of(events, 'turn.ended')[2]!.data.metadata.reason).toBe('budget_exceeded');
-    expect(texts(events)).toEqual(['one', 'two']);
+    expect(texts(events)).toEqual(['one', 'two\n\nand more']);
 
     await send('echo four');
     await budgetAsked(3);
@@ -175,7 +178,7 @@ describe('budgets', () => {
     events = await turnsEnded(4);
     expect(of(events, 'turn.ended')[3]!.data.metadata.reason).toBe('interrupted');
     expect(of(events, 'permission.resolved').at(-1)!.data).toMatchObject({ action: 'budget', status: 'denied' });
-    expect(texts(events)).toEqual(['one', 'two']);
+    expect(texts(events)).toEqual(['one', 'two\n\nand more']);
     expectNoUnparsed(events);
   });
 
