@@ -169,13 +169,7 @@ function notification(state: CodexState, method: string, params: unknown, native
     case 'thread/tokenUsage/updated': {
       const p = TokenUsage.safeParse(params);
       if (!p.success) return bad('malformed params');
-      const usageBefore = state.usage === undefined ? totalsBefore(p.data.tokenUsage) : state.usageBefore;
-      const next = { ...state, usage: p.data.tokenUsage, usageBefore };
-      // Each update within a turn is a step: what the totals grew by since the last step (the first
-      // from before the turn), so the steps add up to the turn's usage. Outside a turn, none.
-      const step = state.turn === null ? undefined : turnUsage(p.data.tokenUsage, state.stepBase ?? usageBefore);
-      if (!step || (step.input_tokens === 0 && step.output_tokens === 0)) return { state: next, events: [] };
-      return { state: { ...next, stepBase: totalsOf(p.data.tokenUsage) }, events: [{ type: 'usage', usage: step }] };
+      return usageUpdated(state, p.data.tokenUsage);
     }
     case 'error': {
       const p = ErrorNotification.safeParse(params);
@@ -224,6 +218,19 @@ function otherNotification(state: CodexState, method: string, params: unknown): 
   if (Object.hasOwn(DROPPED, method)) return { state, events: [] };
   // Well-formed but new to us: shown as a status item (never unparsed, never silently lost).
   return statusItem(state, method, boundedJson(params));
+}
+
+/**
+ * The thread's counts moved: kept for turn.ended, and within a turn a usage step, what the totals
+ * grew by since the last step (the first from before the turn), so the steps add up to the turn's
+ * usage. Outside a turn, or when nothing grew, no step.
+ */
+function usageUpdated(state: CodexState, tokenUsage: unknown): Out {
+  const usageBefore = state.usage === undefined ? totalsBefore(tokenUsage) : state.usageBefore;
+  const next = { ...state, usage: tokenUsage, usageBefore };
+  const step = state.turn === null ? undefined : turnUsage(tokenUsage, state.stepBase ?? usageBefore);
+  if (!step || (step.input_tokens === 0 && step.output_tokens === 0)) return { state: next, events: [] };
+  return { state: { ...next, stepBase: totalsOf(tokenUsage) }, events: [{ type: 'usage', usage: step }] };
 }
 
 function turnCompleted(state: CodexState, params: unknown, native: unknown): Out {
