@@ -8,6 +8,7 @@ import { AgentOfferings } from './agents/offerings.js';
 import { createRegistry, type AgentRegistry } from './agents/registry.js';
 import { ConfigError } from './config-error.js';
 import { Config, warmSizes } from './config.js';
+import type { Budget } from './schema/usage.js';
 import { ApiError } from './errors.js';
 import { boundConnections, receiveTimeouts } from './http/connections.js';
 import { installCors } from './http/cors.js';
@@ -144,6 +145,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     maxSessions: config.maxSessions,
     endedSessionTtlMs: config.endedSessionTtlMs,
     hitl: { policy: config.permissionPolicy, timeoutMs: config.hitlTimeoutMs },
+    budget: defaultBudget(config),
     baseDir,
     logger: app.log,
     store,
@@ -206,4 +208,13 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   if (restored > 0) app.log.info({ restored }, 'sessions restored from the store');
   app.addHook('onReady', async () => sessions.fillWarmPool());
   return { app, sessions, config, agents, store, routes };
+}
+
+/** The --budget-* flags as a budget (docs/budgets.md): what a session created without one gets. */
+function defaultBudget(config: Config): Budget {
+  return {
+    ...(config.budgetMaxTokens !== undefined ? { max_tokens: config.budgetMaxTokens } : {}),
+    ...(config.budgetMaxCostUsd !== undefined ? { max_cost_usd: config.budgetMaxCostUsd } : {}),
+    ...(config.budgetMaxTurns !== undefined ? { max_turns: config.budgetMaxTurns } : {}),
+  };
 }

@@ -69,7 +69,7 @@ export const OPTIONS = {
   tokenFile: opt({ flag: 'token-file', env: 'TOKEN_FILE', schema: z.string().min(1).optional(), help: 'read the token from this file (trimmed; not with --token), so it is in no environment or command line' }),
   agentUser: opt({ flag: 'agent-user', env: 'AGENT_USER', schema: z.string().min(1).optional(), help: 'run agents and their tools as this OS user (name or uid); needs root (or CAP_SETUID, CAP_SETGID, CAP_KILL, CAP_CHOWN) and a token' }),
   corsOrigins: opt({ flag: 'cors-origin', env: 'CORS_ORIGIN', schema: z.array(corsOrigin).default([]), kind: 'list', help: 'browser origin allowed to call the daemon at all, with CORS (repeatable, or * for any); without it pages on other origins get 403' }),
-  corsMethods: opt({ flag: 'cors-methods', env: 'CORS_METHODS', schema: list.default(['GET', 'POST', 'DELETE', 'OPTIONS']), kind: 'list', help: 'methods allowed cross-origin' }),
+  corsMethods: opt({ flag: 'cors-methods', env: 'CORS_METHODS', schema: list.default(['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS']), kind: 'list', help: 'methods allowed cross-origin' }),
   corsHeaders: opt({ flag: 'cors-headers', env: 'CORS_HEADERS', schema: list.default(['Authorization', 'Content-Type', 'Last-Event-ID', 'Accept']), kind: 'list', help: 'request headers allowed cross-origin' }),
   logLevel: opt({ flag: 'log-level', env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), help: 'pino log level (also LOG_LEVEL); debug adds one line per HTTP request' }),
   // docs/logging.md: what a person on a terminal reads, and what a log collector parses.
@@ -95,6 +95,10 @@ export const OPTIONS = {
   startTimeoutMs: opt({ flag: 'start-timeout-ms', env: 'START_TIMEOUT_MS', schema: int(100).default(30_000), help: 'how long an agent may take to be ready' }),
   permissionPolicy: opt({ flag: 'permission-policy', env: 'PERMISSION_POLICY', schema: z.enum(['ask', 'allow', 'deny']).default('ask'), help: 'default answer to permission requests: ask the client, allow, or deny' }),
   hitlTimeoutMs: opt({ flag: 'hitl-timeout-ms', env: 'HITL_TIMEOUT_MS', schema: int(0).default(0), help: 'deny/reject a pending permission or question after this long (0: wait)' }),
+  // Budgets (docs/budgets.md): the default for sessions created without one.
+  budgetMaxTokens: opt({ flag: 'budget-max-tokens', env: 'BUDGET_MAX_TOKENS', schema: int(1).optional(), help: 'default budget: input plus output tokens a session may use before it pauses and asks' }),
+  budgetMaxCostUsd: opt({ flag: 'budget-max-cost-usd', env: 'BUDGET_MAX_COST_USD', schema: z.coerce.number().positive().finite().optional(), help: 'default budget: USD a session may spend (where a cost is known) before it pauses and asks' }),
+  budgetMaxTurns: opt({ flag: 'budget-max-turns', env: 'BUDGET_MAX_TURNS', schema: int(1).optional(), help: 'default budget: turns a session may start before it pauses and asks' }),
   shutdownTimeoutMs: opt({ flag: 'shutdown-timeout-ms', env: 'SHUTDOWN_TIMEOUT_MS', schema: int(100).default(10_000), help: 'longest graceful shutdown before the daemon exits anyway' }),
   noAutoInstall: opt({ flag: 'no-auto-install', env: 'NO_AUTO_INSTALL', schema: z.coerce.boolean().default(false), kind: 'switch', help: 'do not install a missing agent CLI from npm when a session asks for it' }),
   agentQueryTimeoutMs: opt({ flag: 'agent-query-timeout-ms', env: 'AGENT_QUERY_TIMEOUT_MS', schema: int(100).default(15_000), help: 'how long asking an agent for its models or modes may take before the built-in list answers' }),

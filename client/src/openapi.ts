@@ -74,7 +74,11 @@ export interface paths {
         delete: operations["deleteSession"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a session's budget
+         * @description The new budget replaces the one in force (earlier raises included); a budget request already pending stays until answered. See docs/budgets.md.
+         */
+        patch: operations["updateSession"];
         trace?: never;
     };
     "/v1/sessions": {
@@ -417,7 +421,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        UniversalEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["SessionEndedEvent"] | components["schemas"]["TurnStartedEvent"] | components["schemas"]["TurnEndedEvent"] | components["schemas"]["ItemStartedEvent"] | components["schemas"]["ItemDeltaEvent"] | components["schemas"]["ItemCompletedEvent"] | components["schemas"]["PermissionRequestedEvent"] | components["schemas"]["PermissionResolvedEvent"] | components["schemas"]["QuestionRequestedEvent"] | components["schemas"]["QuestionResolvedEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["AgentUnparsedEvent"] | components["schemas"]["MessageQueuedEvent"] | components["schemas"]["MessageDequeuedEvent"] | components["schemas"]["MessageSteeredEvent"] | components["schemas"]["SessionForkedEvent"];
+        UniversalEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["SessionEndedEvent"] | components["schemas"]["TurnStartedEvent"] | components["schemas"]["TurnEndedEvent"] | components["schemas"]["ItemStartedEvent"] | components["schemas"]["ItemDeltaEvent"] | components["schemas"]["ItemCompletedEvent"] | components["schemas"]["PermissionRequestedEvent"] | components["schemas"]["PermissionResolvedEvent"] | components["schemas"]["QuestionRequestedEvent"] | components["schemas"]["QuestionResolvedEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["AgentUnparsedEvent"] | components["schemas"]["MessageQueuedEvent"] | components["schemas"]["MessageDequeuedEvent"] | components["schemas"]["MessageSteeredEvent"] | components["schemas"]["SessionForkedEvent"] | components["schemas"]["UsageUpdatedEvent"];
         SessionStartedEvent: {
             /** @example evt_3k9x0q2m7c1v8b4n */
             event_id: string;
@@ -560,11 +564,13 @@ export interface components {
         TurnEndedMetadata: {
             reason: components["schemas"]["TurnEndReason"];
             usage?: components["schemas"]["TokenUsage"];
+            /** @description The turn's cost in USD, where the agent reports one (usage.updated adds it to the session's totals) */
+            cost_usd?: number;
         } & {
             [key: string]: unknown;
         };
         /** @enum {string} */
-        TurnEndReason: "completed" | "interrupted" | "error" | "terminated" | "agent_exited";
+        TurnEndReason: "completed" | "interrupted" | "error" | "terminated" | "agent_exited" | "budget_exceeded";
         /** @description Absent when the agent reports no token counts for the turn */
         TokenUsage: {
             input_tokens: number;
@@ -1078,6 +1084,67 @@ export interface components {
             /** @description The parent's turn the fork branched after (null: before any turn) */
             at_turn: string | null;
         };
+        UsageUpdatedEvent: {
+            /** @example evt_3k9x0q2m7c1v8b4n */
+            event_id: string;
+            /** @description Dense per-session sequence: 1, 2, 3 … */
+            sequence: number;
+            /**
+             * @description RFC 3339 timestamp
+             * @example 2026-01-27T19:10:11.123Z
+             */
+            time: string;
+            session_id: string;
+            native_session_id: string | null;
+            /** @enum {string} */
+            source: "agent" | "daemon";
+            synthetic: boolean;
+            /** @description The native payload when include_raw=true; null otherwise */
+            raw: {
+                [key: string]: unknown;
+            } | unknown[] | string | number | boolean | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "usage.updated";
+            data: components["schemas"]["UsageUpdatedData"];
+        };
+        UsageUpdatedData: {
+            totals: components["schemas"]["UsageTotals"];
+            added: components["schemas"]["UsageChange"];
+            /**
+             * @description 'step': the agent reported one model call; 'turn': the turn's own total at its end (whatever its steps had not already added)
+             * @enum {string}
+             */
+            scope: "step" | "turn";
+            turn_id?: string;
+            /** @description The model the usage was reported for, when known */
+            model?: string;
+        };
+        /** @description A session's running totals: every token its turns used so far */
+        UsageTotals: {
+            input_tokens: number;
+            output_tokens: number;
+            cache_read_input_tokens: number;
+            cache_creation_input_tokens: number;
+            /** @description Absent while no cost is known (the agent reports none and the price table has no entry for the model) */
+            cost_usd?: number;
+            cost_source?: components["schemas"]["CostSource"];
+        };
+        /**
+         * @description Where cost_usd comes from: the agent's own figure, or the daemon's price table for the model (docs/budgets.md)
+         * @enum {string}
+         */
+        CostSource: "agent" | "price_table";
+        /** @description What one update added to the totals */
+        UsageChange: {
+            input_tokens: number;
+            output_tokens: number;
+            cache_read_input_tokens: number;
+            cache_creation_input_tokens: number;
+            cost_usd?: number;
+        };
         HealthResponse: {
             /**
              * @description 'draining' (with a 503) while the daemon shuts down
@@ -1136,6 +1203,7 @@ export interface components {
             permissionPolicy?: "ask" | "allow" | "deny";
             /** @description Deny a pending permission / reject a pending question after this many ms; 0 waits forever. Default --hitl-timeout-ms */
             hitlTimeoutMs?: number;
+            budget?: components["schemas"]["Budget"];
         };
         /**
          * @description An agent: one of the built-in ones (claude, codex, opencode, amp, gemini, qwen, mock) or an ACP agent the daemon was configured with (--acp-agent)
@@ -1144,6 +1212,15 @@ export interface components {
         AgentId: string;
         /** @enum {string} */
         PermissionMode: "default" | "plan" | "bypass" | "acceptEdits";
+        /** @description Limits on tokens, cost and turns that pause the session and ask when crossed (docs/budgets.md). Default: the daemon's --budget-* flags */
+        Budget: {
+            /** @description Input plus output tokens over the session */
+            max_tokens?: number;
+            /** @description Cost over the session, in USD, where a cost is known */
+            max_cost_usd?: number;
+            /** @description Turns the session may start */
+            max_turns?: number;
+        };
         SessionInfo: {
             sessionId: string;
             agent: components["schemas"]["AgentId"];
@@ -1167,6 +1244,8 @@ export interface components {
             forkedFrom?: components["schemas"]["ForkedFrom"];
             /** @description Messages waiting in its queue (GET …/queue) */
             queued: number;
+            usage: components["schemas"]["UsageTotals"] & unknown;
+            budget: components["schemas"]["Budget"] & unknown;
         };
         /** @enum {string} */
         SessionStatus: "idle" | "running" | "waiting" | "ended";
@@ -1178,6 +1257,9 @@ export interface components {
         };
         SessionList: {
             sessions: components["schemas"]["SessionInfo"][];
+        };
+        UpdateSessionRequest: {
+            budget: components["schemas"]["Budget"] & (Record<string, never> | null);
         };
         MessageAccepted: {
             /**
@@ -1324,6 +1406,11 @@ export interface components {
             fork: boolean;
             /** @description POST …/fork with `at` naming an earlier turn */
             forkAtTurn: boolean;
+            /**
+             * @description Where a crossed budget pauses the agent (docs/budgets.md): 'step', before its next model call or tool run; 'turn', before its next turn
+             * @enum {string}
+             */
+            budgetPause: "step" | "turn";
         } | null;
         /**
          * @description null when not installed, or for an agent bundled with the daemon (mock)
@@ -1886,6 +1973,133 @@ export interface operations {
             };
             /** @description `session_not_found`: Session not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `host_not_allowed`: Host not allowed */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `shutting_down`: Daemon is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store_unavailable`: Event store cannot take writes */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description Session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionInfo"];
+                };
+            };
+            /** @description `malformed_json`: Malformed JSON body; `invalid_request`: Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="agentwire"`, with `error="invalid_token"` when a token was sent but is wrong (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `session_not_found`: Session not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `session_ended`: Session has ended */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,6 +9,7 @@ import type {
   Delivery,
   ForkRequest,
   MessageAccepted,
+  Budget,
   MessageRequest,
   PermissionReply,
   QuestionAnswers,
@@ -48,6 +49,15 @@ export class Session {
   /** The session's current SessionInfo (status, eventCount, ended …). */
   info(options: CallOptions = {}): Promise<SessionInfo> {
     return this.transport.json('GET', this.path, options);
+  }
+
+  /**
+   * Changes the session (PATCH): `budget` replaces the one in force (`null` or `{}`: none), raises
+   * an approved budget request made included; resolves with the new SessionInfo. 400 for a bad
+   * budget, 409 `session_ended` once the session has ended. See docs/budgets.md.
+   */
+  update(changes: { budget: Budget | null }, options: CallOptions = {}): Promise<SessionInfo> {
+    return this.transport.json('PATCH', this.path, { ...options, body: changes });
   }
 
   /** Starts a turn and returns once it is dispatched (204); follow it with events(). 409 `turn_in_progress` while one runs. */

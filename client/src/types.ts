@@ -16,6 +16,11 @@ export type ProblemCode = Problem['code'];
 export type TurnEndReason = Schemas['TurnEndReason'];
 export type TurnEndedMetadata = Schemas['TurnEndedMetadata'];
 export type TokenUsage = Schemas['TokenUsage'];
+/** A session's running usage totals (SessionInfo.usage, usage.updated's `totals`). */
+export type UsageTotals = Schemas['UsageTotals'];
+export type UsageUpdatedData = Schemas['UsageUpdatedData'];
+/** `{max_tokens?, max_cost_usd?, max_turns?}` (docs/budgets.md). */
+export type Budget = Schemas['Budget'];
 
 export type CreateSessionRequest = Schemas['CreateSessionRequest'];
 export type CreateSessionResponse = Schemas['CreateSessionResponse'];

@@ -3,7 +3,7 @@
 // bookkeeping over the event union (no DOM), fed one event at a time in sequence order. The queue
 // of messages waiting to start is folded from message.queued / message.dequeued too, so the page
 // shows it without asking GET …/queue.
-import type { PermissionEventData, QuestionEventData, QueuedData, SessionEndedData, UniversalEvent, UniversalItem } from './types.js';
+import type { PermissionEventData, QuestionEventData, QueuedData, SessionEndedData, UniversalEvent, UniversalItem, UsageTotals } from './types.js';
 
 export interface ItemView {
   item: UniversalItem;
@@ -23,6 +23,8 @@ export class Transcript {
   /** Messages waiting in the session's queue, in the order they will start. */
   readonly queued = new Map<string, QueuedData>();
   ended: SessionEndedData | undefined;
+  /** The session's running usage totals, from its last usage.updated (docs/budgets.md). */
+  usage: UsageTotals | undefined;
   turnOpen = false;
   lastSequence = 0;
   /** The sequence of the last turn.ended: forking there (with no turn open) is forking at the end. */
@@ -62,6 +64,9 @@ export class Transcript {
       }
       case 'permission.requested':
         this.permissions.set(event.data.permission_id, event.data);
+        return;
+      case 'usage.updated':
+        this.usage = event.data.totals;
         return;
       case 'permission.resolved':
         this.permissions.delete(event.data.permission_id);

@@ -14,6 +14,8 @@ export type {
   Delivery,
   PermissionReply,
   FeedEntry,
+  UsageTotals,
+  Budget,
 } from 'agentwire-client';
 export type PermissionEventData = PermissionRequest;
 export type QuestionEventData = QuestionRequest;

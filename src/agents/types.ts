@@ -12,6 +12,7 @@ import type {
   SessionStartedData,
   StderrOutput,
   TurnEndedData,
+  TokenUsage,
   TurnStartedData,
   UniversalEvent,
   UniversalItem,
@@ -49,7 +50,22 @@ export type Draft = Origin &
     | { type: 'question.requested' | 'question.resolved'; data: QuestionEventData }
     | { type: 'error'; data: z.infer<typeof ErrorData> }
     | { type: 'agent.unparsed'; data: z.infer<typeof AgentUnparsedData> }
+    | UsageDraft
   );
+
+/**
+ * Usage of one step of the running turn (a model call), as the agent reports it; the turn's own
+ * total still comes with turn.ended's metadata. The normalizer keeps the session's totals.
+ */
+export interface UsageDraft {
+  type: 'usage';
+  usage: TokenUsage;
+  /** The step's cost in USD, where the agent reports one. */
+  cost_usd?: number;
+  model?: string;
+  /** The agent waits after this step until the daemon says go on (AgentHandle.continueStep). */
+  held?: boolean;
+}
 
 /** A pure per-agent state machine (rule: Pure converters): no clock, no ids, no I/O, never throws. */
 export interface Converter<S = unknown> {
@@ -122,6 +138,8 @@ export interface AgentHandle {
   /** `answers` null means the question was rejected. */
   replyQuestion(questionId: string, answers: string[][] | null): Promise<void>;
   interrupt(): Promise<void>;
+  /** Lets an agent held after a step (UsageDraft.held, capability budgetPause 'step') go on. */
+  continueStep?(): Promise<void>;
   /** Gives a message to the running turn (capability steer); absent when the agent cannot. */
   steer?(input: TurnInput): Promise<void>;
   /** Kill the process group and resolve once it has been reaped. */

@@ -60,7 +60,7 @@ export interface RouteInput<P, Q, B> {
 type Schema = z.ZodType;
 
 export interface RouteDeclaration<P extends Schema = z.ZodObject<{}>, Q extends Schema = z.ZodObject<{}>, B extends Schema = z.ZodUndefined> {
-  method: 'get' | 'post' | 'delete';
+  method: 'get' | 'post' | 'patch' | 'delete';
   /** In the router's syntax (`:id`); also the `route` label of the HTTP metrics. The document
    *  spells its parameters in snake_case (`{permission_id}`, as the event data does). */
   path: string;
@@ -106,7 +106,7 @@ export function registerRoutes(app: FastifyInstance, routes: readonly Route[], d
   for (const declared of routes) {
     if (declared.method !== 'get' && declared.body === undefined) throw new Error(`${declared.operationId}: a ${declared.method} route declares its body, or 'none'`);
     app.route({
-      method: declared.method.toUpperCase() as 'GET' | 'POST' | 'DELETE',
+      method: declared.method.toUpperCase() as 'GET' | 'POST' | 'PATCH' | 'DELETE',
       url: declared.path,
       config: { auth: declared.auth, ...(declared.query ? { query: true as const } : {}) },
       // Not async: the declaration's handler makes the one promise; a throw here (a body where

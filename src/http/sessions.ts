@@ -2,6 +2,7 @@
 import type { ErrorCode } from '../errors.js';
 import { CreateSessionRequest, CreateSessionResponse, MessageRequest, SessionIdParam, SessionInfo, SessionList } from '../schema/api.js';
 import { ForkRequest, MessageAccepted } from '../schema/delivery.js';
+import { UpdateSessionRequest } from '../schema/usage.js';
 import { empty, json } from '../schema/openapi-responses.js';
 import { z } from '../schema/zod.js';
 import { BODY_ERRORS, route, SESSION_ERRORS, SessionPath } from './route.js';
@@ -46,6 +47,19 @@ const getSession = route({
   params: SessionPath,
   ok: { 200: json(SessionInfo, 'Session') }, errors: SESSION_ERRORS,
   handler: async ({ params }, { sessions }) => sessions.read(params.id).info(),
+});
+
+const updateSession = route({
+  method: 'patch', path: '/v1/sessions/:id', operationId: 'updateSession', tag: 'sessions', auth: 'bearer',
+  summary: "Change a session's budget",
+  description: 'The new budget replaces the one in force (earlier raises included); a budget request already pending stays until answered. See docs/budgets.md.',
+  params: SessionPath, body: UpdateSessionRequest,
+  ok: { 200: json(SessionInfo, 'Session') }, errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'session_ended'],
+  async handler({ params, body }, { sessions }) {
+    const session = sessions.get(params.id);
+    session.updateBudget(body.budget);
+    return session.info();
+  },
 });
 
 const deleteSession = route({
@@ -113,6 +127,7 @@ export const sessionRoutes = [
   createSession,
   listSessions,
   getSession,
+  updateSession,
   deleteSession,
   postMessage,
   postMessageStream,

@@ -5,7 +5,7 @@
 // lookups and an increment on a plain table; prom-client's labelled counters hash their labels on
 // every call and are only touched at scrape time (`collect`) or for the rare turn and HITL events.
 import type { Counter, Histogram } from 'prom-client';
-import type { EventType, UniversalEvent } from '../schema/events.js';
+import type { EventType, UniversalEvent, UsageUpdatedData } from '../schema/events.js';
 
 /** What the observer needs of a session (Session satisfies it). */
 export interface ObservedSession {
@@ -23,14 +23,24 @@ export interface EventMetricSet {
   hitlRequests: Counter<'agent' | 'kind'>;
   hitlResolved: Counter<'agent' | 'kind' | 'outcome'>;
   hitlAnswerSeconds: Histogram<'kind' | 'outcome'>;
+  tokens: Counter<'agent' | 'model' | 'kind'>;
+  costUsd: Counter<'agent' | 'model' | 'source'>;
 }
+
+/** usage.updated's counts by the `kind` label of agentwire_tokens_total. */
+const TOKEN_KINDS = [
+  ['input', 'input_tokens'],
+  ['output', 'output_tokens'],
+  ['cache_read', 'cache_read_input_tokens'],
+  ['cache_write', 'cache_creation_input_tokens'],
+] as const;
 
 /**
  * The reasons a turn.ended may carry (TurnEndReason, docs/events.md). The schema makes every turn
  * say why it ended; the fallbacks (`other`, `unspecified`) only guard the label's small fixed set
  * against metadata that did not come through it.
  */
-const TURN_REASONS = new Set(['completed', 'interrupted', 'error', 'terminated', 'agent_exited']);
+const TURN_REASONS = new Set(['completed', 'interrupted', 'error', 'terminated', 'agent_exited', 'budget_exceeded']);
 
 export function turnReason(metadata: Record<string, unknown> | undefined): string {
   const reason = metadata?.reason;
@@ -104,9 +114,19 @@ export class EventObserver {
         return this.answered(sessionId, agent, 'permission', event.data.permission_id, event.data.status);
       case 'question.resolved':
         return this.answered(sessionId, agent, 'question', event.data.question_id, event.data.status);
+      case 'usage.updated':
+        return this.spent(agent, event.data);
       default:
         return;
     }
+  }
+
+  /** Counters only go up: a turn's total that corrects its steps downwards is not taken back. */
+  private spent(agent: string, data: UsageUpdatedData): void {
+    const model = data.model ?? 'unknown';
+    for (const [kind, key] of TOKEN_KINDS) if (data.added[key] > 0) this.m.tokens.inc({ agent, model, kind }, data.added[key]);
+    const cost = data.added.cost_usd;
+    if (cost !== undefined && cost > 0 && data.totals.cost_source) this.m.costUsd.inc({ agent, model, source: data.totals.cost_source }, cost);
   }
 
   private asked(sessionId: string, agent: string, kind: 'permission' | 'question', id: string): void {

@@ -107,6 +107,8 @@ export class Metrics {
         turnSeconds: histogram('agentwire_turn_duration_seconds', 'Time from turn.started to turn.ended', ['agent', 'reason'] as const, TURN_BUCKETS),
         hitlRequests: counter('agentwire_hitl_requests_total', 'Permission requests and questions asked, by agent and kind', ['agent', 'kind'] as const),
         hitlResolved: counter('agentwire_hitl_resolved_total', 'Permission requests and questions resolved, by agent, kind and outcome', ['agent', 'kind', 'outcome'] as const),
+        tokens: counter('agentwire_tokens_total', 'Tokens used (usage.updated), by agent, model and kind: input, output, cache_read, cache_write (of input)', ['agent', 'model', 'kind'] as const),
+        costUsd: counter('agentwire_cost_usd_total', 'USD spent (usage.updated), by agent, model and where the cost comes from (agent, price_table)', ['agent', 'model', 'source'] as const),
         hitlAnswerSeconds: histogram('agentwire_hitl_answer_seconds', 'Time from a permission request or question to its resolution', ['kind', 'outcome'] as const, ANSWER_BUCKETS),
       },
       options.now,

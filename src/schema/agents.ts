@@ -53,6 +53,9 @@ export const Capabilities = z
     steer: z.boolean().openapi({ description: 'A message sent with delivery steer goes into the running turn (otherwise 409 steer_unsupported)' }),
     fork: z.boolean().openapi({ description: 'POST …/fork at the end of the conversation (after its last turn)' }),
     forkAtTurn: z.boolean().openapi({ description: 'POST …/fork with `at` naming an earlier turn' }),
+    budgetPause: z
+      .enum(['step', 'turn'])
+      .openapi({ description: "Where a crossed budget pauses the agent (docs/budgets.md): 'step', before its next model call or tool run; 'turn', before its next turn" }),
   })
   .openapi('Capabilities');
 export type Capabilities = z.infer<typeof Capabilities>;

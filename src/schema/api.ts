@@ -4,6 +4,7 @@ import { ERROR_CODES } from '../errors.js';
 import { AgentId, Capabilities, EXACT_VERSION } from './agents.js';
 import { Delivery, ForkedFrom } from './delivery.js';
 import { UniversalEvent } from './events.js';
+import { Budget, UsageTotals } from './usage.js';
 import { Attachment, SessionIdParam } from './session-id.js';
 export { Attachment, SessionIdParam, SessionRef } from './session-id.js';
 import { z } from './zod.js';
@@ -42,6 +43,7 @@ export const CreateSessionRequest = z
       .min(0)
       .optional()
       .openapi({ description: 'Deny a pending permission / reject a pending question after this many ms; 0 waits forever. Default --hitl-timeout-ms' }),
+    budget: Budget.optional().openapi({ description: 'Limits on tokens, cost and turns that pause the session and ask when crossed (docs/budgets.md). Default: the daemon\'s --budget-* flags' }),
   })
   .strict()
   .openapi('CreateSessionRequest');
@@ -71,6 +73,8 @@ export const SessionInfo = z
     hitlTimeoutMs: z.number().int(),
     forkedFrom: ForkedFrom.optional().openapi({ description: 'Set on a fork (POST …/fork): the parent and the last of its events the fork copied' }),
     queued: z.number().int().min(0).openapi({ description: 'Messages waiting in its queue (GET …/queue)' }),
+    usage: UsageTotals.openapi({ description: 'What the session has spent so far (the totals of its last usage.updated)' }),
+    budget: Budget.openapi({ description: "The budget in force, raised by each approved budget request; {} when it has none" }),
   })
   .openapi('SessionInfo');
 export type SessionInfo = z.infer<typeof SessionInfo>;

@@ -3,10 +3,12 @@
 import { UniversalItem } from './content.js';
 import { MessageDequeuedData, MessageQueuedData, MessageSteeredData, SessionForkedData } from './delivery.js';
 import { TurnEndedData, TurnStartedData } from './turn.js';
+import { UsageUpdatedData } from './usage.js';
 import { z } from './zod.js';
 
 export * from './content.js';
 export * from './turn.js';
+export * from './usage.js';
 export { MessageDequeuedData, MessageQueuedData, MessageSteeredData, SessionForkedData } from './delivery.js';
 
 const Metadata = z.record(z.string(), z.unknown());
@@ -84,6 +86,7 @@ export const EVENT_DATA = {
   'message.dequeued': MessageDequeuedData,
   'message.steered': MessageSteeredData,
   'session.forked': SessionForkedData,
+  'usage.updated': UsageUpdatedData,
 } as const;
 
 export type EventType = keyof typeof EVENT_DATA;
@@ -129,6 +132,7 @@ export const UniversalEvent = z
     eventVariant('message.dequeued'),
     eventVariant('message.steered'),
     eventVariant('session.forked'),
+    eventVariant('usage.updated'),
   ])
   .openapi('UniversalEvent');
 export type UniversalEvent = z.infer<typeof UniversalEvent>;

@@ -17,10 +17,11 @@ export type TurnStartedData = z.infer<typeof TurnStartedData>;
  * Why a turn ended. From the agent: `completed`, `interrupted` (after POST …/interrupt), `error`
  * (the agent reported a failed turn). From the daemon, when the agent went away mid-turn:
  * `terminated` (the session was terminated), `agent_exited` (the agent exited cleanly anyway),
- * `error` (it crashed, or the daemon restarted under the turn).
+ * `error` (it crashed, or the daemon restarted under the turn). From the daemon's budget:
+ * `budget_exceeded` (the budget request was rejected; docs/budgets.md).
  */
 export const TurnEndReason = z
-  .enum(['completed', 'interrupted', 'error', 'terminated', 'agent_exited'])
+  .enum(['completed', 'interrupted', 'error', 'terminated', 'agent_exited', 'budget_exceeded'])
   .openapi('TurnEndReason');
 export type TurnEndReason = z.infer<typeof TurnEndReason>;
 
@@ -46,6 +47,7 @@ export const TurnEndedMetadata = z
   .object({
     reason: TurnEndReason,
     usage: TokenUsage.optional().openapi({ description: 'Absent when the agent reports no token counts for the turn' }),
+    cost_usd: z.number().min(0).optional().openapi({ description: "The turn's cost in USD, where the agent reports one (usage.updated adds it to the session's totals)" }),
   })
   .catchall(z.unknown())
   .openapi('TurnEndedMetadata', { description: 'reason and usage for every agent; the fields an agent adds of its own follow' });

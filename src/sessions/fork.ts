@@ -50,11 +50,14 @@ export function planFork(parent: Session, driver: AgentDriver, body: ForkRequest
   const turns = turnNumber(endedTurn) ?? 0;
   const parentTurns = parent.turns;
   const events = all.filter((e) => e.sequence <= at);
-  const request: ResolvedCreateRequest = { ...parent.request, forkedFrom: { sessionId, sequence: at } };
+  // The fork's budget is its parent's as set (raises its approvals made are the parent's own).
+  const request: ResolvedCreateRequest = { ...parent.request, budget: parent.budgetSet, forkedFrom: { sessionId, sequence: at } };
   delete request.nativeSessionId;
   delete request.fork;
   if (turns > 0) request.fork = forkOptions(parent, driver, events, turns, parentTurns);
-  const snapshot: SessionSnapshot = { turnId: null, turnAnnounced: true, turnCount: turns, permissions: [], questions: [], openItems: [] };
+  // Its totals are what its copied log says was spent: the conversation it holds cost that.
+  const usage = events.findLast((e) => e.type === 'usage.updated')?.data;
+  const snapshot: SessionSnapshot = { turnId: null, turnAnnounced: true, turnCount: turns, permissions: [], questions: [], openItems: [], ...(usage && 'totals' in usage ? { usage: usage.totals } : {}) };
   return { request, events, snapshot, atTurn: endedTurn?.data.turn_id ?? null };
 }
 

@@ -30,8 +30,10 @@ export class HitlPolicyRunner {
       case 'permission.requested': {
         const id = event.data.permission_id;
         if (this.settings.policy === 'ask') return this.arm(`p:${id}`, () => this.act.permission(id, 'reject', 'timeout'));
+        // A budget is the one limit a daemon that answers for the user must not lift (docs/budgets.md).
+        const allow = this.settings.policy === 'allow' && event.data.action !== 'budget';
         // Deferred: the request must be fully logged (and streamed) before its answer.
-        return void setImmediate(() => this.act.permission(id, this.settings.policy === 'allow' ? 'once' : 'reject', 'policy'));
+        return void setImmediate(() => this.act.permission(id, allow ? 'once' : 'reject', 'policy'));
       }
       case 'question.requested': {
         const { question_id: id, options } = event.data;

@@ -13,6 +13,8 @@ export interface HitlRepliesContext extends SessionCore {
   settings: HitlSettings;
   /** The running agent; throws the client's error when the session has ended or has none. */
   live: () => AgentHandle;
+  /** The session's budget (budget.ts): its own requests are answered there, not by the agent. */
+  budget: { owns(permissionId: string): boolean; reply(permissionId: string, reply: PermissionReply, reason?: string): Promise<void> };
 }
 
 export class HitlReplies {
@@ -38,6 +40,7 @@ export class HitlReplies {
   /** `reason` marks a reply the daemon gave itself (policy or timeout) rather than the client. */
   async permission(permissionId: string, reply: PermissionReply, reason?: 'policy' | 'timeout'): Promise<void> {
     const { sessionId, normalizer } = this.ctx;
+    if (this.ctx.budget.owns(permissionId) && !normalizer.ended) return this.ctx.budget.reply(permissionId, reply, reason);
     const handle = this.ctx.live();
     const state = normalizer.hitl.permissionState(permissionId);
     if (state !== 'pending') {

@@ -6,6 +6,7 @@ import type { Capabilities } from '../schema/agents.js';
 import type { PendingEvent, TurnEndedMetadata } from '../schema/events.js';
 import type { SessionSnapshot } from '../store/event-store.js';
 import { DAEMON, type EventBatch, type Origin } from './event-batch.js';
+import type { UsageBook } from './usage-book.js';
 
 type SessionEndedData = Extract<PendingEvent, { type: 'session.ended' }>['data'];
 
@@ -18,14 +19,18 @@ export class Lifecycle {
   private turnAnnounced = false;
   /** The client asked to interrupt the running turn (see endTurn). */
   private interruptAsked = false;
+  /** The daemon stopped the running turn because its budget request was rejected (see endTurn). */
+  private budgetStop = false;
   /** The message id of the running turn, when it was sent with a delivery (turn.started names it). */
   private messageId: string | undefined;
 
-  /** `closeOpen` fails the items and cancels the HITL requests a turn leaves open as it ends. */
+  /** `closeOpen` fails the items and cancels the HITL requests a turn leaves open as it ends;
+   *  `usage` is told when a turn starts, and settles the session's totals as it ends. */
   constructor(
     private readonly caps: Capabilities,
     private readonly batch: EventBatch,
     private readonly closeOpen: (cancelReason: string) => void,
+    private readonly usage: UsageBook,
   ) {}
 
   get turnId(): string | null {
@@ -50,6 +55,8 @@ export class Lifecycle {
   startTurn(messageId?: string): void {
     this.turn = `turn_${++this.turnCount}`;
     this.interruptAsked = false;
+    this.budgetStop = false;
+    this.usage.turnStarted();
     this.messageId = messageId;
     this.turnAnnounced = !this.caps.nativeTurnStart;
     if (this.turnAnnounced) this.batch.emit({ type: 'turn.started', data: this.started(), ...DAEMON });
@@ -62,6 +69,11 @@ export class Lifecycle {
 
   interruptRequested(): void {
     if (this.turn) this.interruptAsked = true;
+  }
+
+  /** The daemon stops the turn over its budget: however the agent ends it, it ends as budget_exceeded. */
+  budgetStopRequested(): void {
+    if (this.turn) this.budgetStop = true;
   }
 
   agentSessionStarted(d: Extract<Draft, { type: 'session.started' }>, origin: Origin): void {
@@ -94,13 +106,16 @@ export class Lifecycle {
     // Some agents end an interrupted turn as a failed one (Claude Code's and Amp's error result):
     // the daemon knows it asked, so the reason says what happened.
     if (this.interruptAsked && metadata.reason === 'error') metadata = { ...metadata, reason: 'interrupted' };
+    if (this.budgetStop && (metadata.reason === 'error' || metadata.reason === 'interrupted')) metadata = { ...metadata, reason: 'budget_exceeded' };
     this.interruptAsked = false;
+    this.budgetStop = false;
     // A turn that ends before its agent announced it (a failed delivery or resume, a restart)
     // still opens in the stream: clients pair every turn.ended with a turn.started.
     this.announceTurn();
     this.turnAnnounced = false;
     this.closeOpen(cancelReason);
     const turn_id = this.turn;
+    metadata = this.usage.turnEnded(metadata, turn_id);
     this.turn = null;
     this.messageId = undefined;
     this.batch.emit({ type: 'turn.ended', data: { turn_id, metadata }, ...origin });
@@ -176,7 +191,7 @@ export class Lifecycle {
   }
 
   /** The running turn's turn.started, if its agent has not announced it yet. */
-  private announceTurn(): void {
+  announceTurn(): void {
     if (!this.turn || this.turnAnnounced) return;
     this.turnAnnounced = true;
     this.batch.emit({ type: 'turn.started', data: this.started(), ...DAEMON });

@@ -26,6 +26,8 @@ export interface QueueContext extends SessionCore {
   interrupt(): Promise<void>;
   /** The running agent, if any. */
   handle(): AgentHandle | undefined;
+  /** Joins a steered message to a turn its budget holds before the agent saw it (budget.ts); false if none is held. */
+  steerHeld(input: TurnInput): boolean;
   /** The session can take no more turns (ended, or ending). */
   closed(): boolean;
   /** The message's attachments, resolved against the session's cwd (throws on a bad path). */
@@ -130,6 +132,10 @@ export class MessageQueue {
   }
 
   private async steer(input: TurnInput, raw: unknown, messageId: string): Promise<MessageAccepted> {
+    if (this.ctx.steerHeld(input)) {
+      this.ctx.apply(this.ctx.normalizer.steered(input, messageId, raw));
+      return { messageId, delivery: 'steer', status: 'steered' };
+    }
     const handle = this.ctx.handle();
     if (!this.ctx.capabilities.steer || !handle?.steer) {
       throw new ApiError(

@@ -5,26 +5,38 @@
 import type { Draft, ProcessExit, TurnInput } from '../agents/types.js';
 import type { Capabilities } from '../schema/agents.js';
 import type { PermissionReply } from '../schema/api.js';
-import type { EventData, PendingEvent } from '../schema/events.js';
+import type { EventData, PendingEvent, PermissionEventData } from '../schema/events.js';
 import type { SessionSnapshot } from '../store/event-store.js';
 import type { IdGenerator } from '../util/deps.js';
 import { DAEMON, EventBatch, type Normalized, originOf } from './event-batch.js';
 import { HitlBook } from './hitl.js';
 import { ItemEvents } from './item-events.js';
 import { Lifecycle } from './lifecycle.js';
+import { UsageBook } from './usage-book.js';
 
 export class Normalizer {
   readonly hitl = new HitlBook();
   private readonly batch = new EventBatch();
   private readonly items: ItemEvents;
   private readonly lifecycle: Lifecycle;
+  /** The session's running usage totals (usage-book.ts). */
+  readonly usage = new UsageBook(this.batch);
+  /** The agent reported a step and waits to be told to go on (UsageDraft.held); see takeHeldStep. */
+  private heldStep = false;
 
   constructor(
     private readonly caps: Capabilities,
     ids: IdGenerator,
   ) {
     this.items = new ItemEvents(ids, this.batch);
-    this.lifecycle = new Lifecycle(caps, this.batch, (cancelReason) => this.closeOpen(cancelReason));
+    this.lifecycle = new Lifecycle(caps, this.batch, (cancelReason) => this.closeOpen(cancelReason), this.usage);
+  }
+
+  /** Whether the drafts just normalized left the agent held after a step (and forgets it). */
+  takeHeldStep(): boolean {
+    const held = this.heldStep;
+    this.heldStep = false;
+    return held;
   }
 
   get turnActive(): boolean {
@@ -72,6 +84,34 @@ export class Normalizer {
     this.lifecycle.interruptRequested();
   }
 
+  /** The daemon asks about the session's budget (budget.ts): a permission request of its own, in the running turn. */
+  budgetRequested(data: PermissionEventData): Normalized[] {
+    return this.batch.run(null, () => {
+      this.lifecycle.announceTurn();
+      if (this.hitl.openPermission(data)) this.batch.emit({ type: 'permission.requested', data, ...DAEMON });
+    });
+  }
+
+  /** The budget request was answered: resolved by the daemon, whatever the agent reports of its own requests. */
+  budgetResolved(id: string, reply: PermissionReply, reason?: string): Normalized[] {
+    return this.batch.run({ reply, ...(reason ? { by: reason } : {}) }, () => {
+      const open = this.hitl.closePermission(id);
+      if (!open) return;
+      const status = reply === 'reject' ? 'denied' : 'approved';
+      this.batch.emit({ type: 'permission.resolved', data: { ...open, status, metadata: { ...asRecord(open.metadata), reply, ...(reason ? { reason } : {}) } }, ...DAEMON });
+    });
+  }
+
+  /** The daemon stops the running turn over its budget: the agent's end of it reads budget_exceeded. */
+  budgetStopRequested(): void {
+    this.lifecycle.budgetStopRequested();
+  }
+
+  /** The turn never reached its agent: its budget request was rejected (or the turn interrupted) before it started. */
+  budgetTurnEnded(reason: 'budget_exceeded' | 'interrupted' = 'budget_exceeded'): Normalized[] {
+    return this.batch.run(null, () => this.lifecycle.endTurn({ reason }, DAEMON));
+  }
+
   /** Drafts a converter produced from one native message. */
   agent(drafts: Draft[], raw: unknown): Normalized[] {
     return this.batch.run(raw, () => drafts.forEach((d) => this.draft(d)));
@@ -109,6 +149,7 @@ export class Normalizer {
       questions: [...this.hitl.questions.values()],
       // Items are open only within a turn; outside one there is nothing to walk.
       openItems: this.lifecycle.turnId ? this.items.openForSnapshot() : [],
+      usage: this.usage.snapshot(),
     };
   }
 
@@ -116,6 +157,7 @@ export class Normalizer {
   restore(snapshot: SessionSnapshot, ended: boolean): void {
     this.lifecycle.restore(snapshot, ended);
     this.items.restore(snapshot.openItems ?? []);
+    this.usage.restore(snapshot.usage);
     for (const p of snapshot.permissions) this.hitl.openPermission(p);
     for (const q of snapshot.questions) this.hitl.openQuestion(q);
   }
@@ -155,8 +197,15 @@ export class Normalizer {
   private draft(d: Draft): void {
     const origin = d.type === 'agent.unparsed' ? DAEMON : originOf(d);
     switch (d.type) {
-      case 'session.started':
+      case 'session.started': {
+        const model = d.data.metadata?.model;
+        if (typeof model === 'string' && model) this.usage.model = model;
         return this.lifecycle.agentSessionStarted(d, origin);
+      }
+      case 'usage':
+        this.usage.step(d, this.lifecycle.turnId);
+        if (d.held && this.lifecycle.turnId) this.heldStep = true;
+        return;
       case 'session.ended':
         return this.lifecycle.agentSessionEnded(d.data, origin);
       case 'turn.started':

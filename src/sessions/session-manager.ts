@@ -35,6 +35,8 @@ export interface SessionManagerOptions {
   /** Ended sessions are forgotten this long after they ended (0: only when room is needed). */
   endedSessionTtlMs: number;
   hitl: HitlSettings;
+  /** The daemon's default budget (--budget-*), for sessions created without one. */
+  budget?: SessionDeps['budget'];
   logger: FastifyBaseLogger;
   /** Base for relative cwds and the default cwd. */
   baseDir: string;

@@ -3,6 +3,7 @@
 // dependencies. Apart from session.ts so that the parts need not import the class they serve.
 import type { AgentDriver, AgentHandle, AgentSink, ForkOptions, StartOptions } from '../agents/types.js';
 import type { CreateSessionRequest } from '../schema/api.js';
+import type { Budget } from '../schema/usage.js';
 import type { ForkedFrom } from '../schema/delivery.js';
 import type { UniversalEvent } from '../schema/events.js';
 import type { FastifyBaseLogger } from 'fastify';
@@ -40,6 +41,8 @@ export interface SessionDeps {
   limits: EventLogLimits;
   /** Daemon defaults; a create request may override them. */
   hitl: HitlSettings;
+  /** The daemon's default budget (--budget-*), for a session created without one. */
+  budget?: Budget;
   logger: FastifyBaseLogger;
   store: EventStore;
   /** Sees every event once it is in the log (the daemon's metrics, src/metrics/); must not throw. */

@@ -6,6 +6,7 @@
 import type { AgentDriver, AgentHandle, TurnInput } from '../agents/types.js';
 import { ApiError } from '../errors.js';
 import type { MessageRequest, PermissionReply, SessionInfo, SessionStatus } from '../schema/api.js';
+import type { Budget } from '../schema/usage.js';
 import type { MessageAccepted } from '../schema/delivery.js';
 import type { SessionEndedData, UniversalEvent } from '../schema/events.js';
 import type { FastifyBaseLogger } from 'fastify';
@@ -15,6 +16,7 @@ import type { Normalized } from './event-batch.js';
 import { EventLog } from './event-log.js';
 import type { HitlSettings } from './hitl-policy.js';
 import { HitlReplies } from './hitl-replies.js';
+import { BudgetGate } from './budget.js';
 import type { ForkPlan } from './fork.js';
 import { MessageQueue } from './message-queue.js';
 import { Normalizer } from './normalize.js';
@@ -31,6 +33,7 @@ export class Session {
   private readonly agent: SessionAgent;
   private readonly hitlSettings: HitlSettings;
   private readonly hitl: HitlReplies;
+  private readonly budget: BudgetGate;
   /** Messages sent with a delivery while a turn runs (message-queue.ts). */
   readonly queue: MessageQueue;
   private readonly logger: FastifyBaseLogger;
@@ -67,7 +70,12 @@ export class Session {
       timeoutMs: request.hitlTimeoutMs ?? deps.hitl.timeoutMs,
     };
     const core: SessionCore = { sessionId: id, logger: this.logger, normalizer: this.normalizer, apply: (events) => this.apply(events) };
-    this.hitl = new HitlReplies({ ...core, settings: this.hitlSettings, live: () => this.live() });
+    this.budget = new BudgetGate(
+      { ...core, handle: () => this.agent.current, deliver: (input) => this.deliver(input) },
+      request.budget ?? deps.budget ?? {},
+      stored?.snapshot.budget,
+    );
+    this.hitl = new HitlReplies({ ...core, settings: this.hitlSettings, live: () => this.live(), budget: this.budget });
     this.agent = new SessionAgent({ ...core, request, driver, spares: deps.spares, log: this.log, exited: () => this.hitl.clear() });
     this.queue = new MessageQueue({
       ...core,
@@ -78,6 +86,7 @@ export class Session {
       startTurn: (input, raw, messageId) => this.dispatch(input, raw, messageId),
       interrupt: () => this.interrupt(),
       handle: () => this.agent.current,
+      steerHeld: (input) => this.budget.steerHeld(input),
       closed: () => this.normalizer.ended || this.agent.ending,
       input: (body) => this.input(body),
     });
@@ -110,6 +119,7 @@ export class Session {
     for (const event of fork?.events ?? []) this.log.copy(event);
     if (fork && fork.events.length > 0) this.normalizer.restore(fork.snapshot, false);
     // A fork's copied log has its session.started already, unless it branched before anything.
+    if (r.model) this.normalizer.usage.model = r.model;
     if (!r.forkedFrom || this.log.lastAppended === 0) {
       this.apply(this.normalizer.sessionCreated({ agent: r.agent, cwd: r.cwd, ...(r.model ? { model: r.model } : {}) }, r));
     }
@@ -154,10 +164,19 @@ export class Session {
     return { message: body.message, attachments: resolveAttachments(body.attachments, this.request.cwd, this.id) };
   }
 
-  /** Dispatches one turn. The turn lock is taken synchronously, before anything is awaited. */
+  /**
+   * Dispatches one turn. The turn lock is taken synchronously, before anything is awaited. A turn
+   * over the session's budget is held, and goes to the agent only once its request is approved.
+   */
   private async dispatch(input: TurnInput, raw: unknown, messageId?: string): Promise<void> {
     this.assertOpen();
     this.apply(this.normalizer.turnStarted(input, raw, messageId));
+    if (!this.budget.beforeTurn(input)) return;
+    await this.deliver(input);
+  }
+
+  /** The running turn's message to the agent. */
+  private async deliver(input: TurnInput): Promise<void> {
     // No agent: a restored (or gracefully stopped) session starts it again, on its native session.
     const handle = this.agent.current ?? (await this.agent.resume());
     try {
@@ -170,6 +189,7 @@ export class Session {
   }
 
   async interrupt(): Promise<void> {
+    if (this.normalizer.turnActive && this.budget.interruptHeldTurn()) return;
     const handle = this.live();
     if (!this.normalizer.turnActive) {
       throw new ApiError('no_turn_running', `Session '${this.id}' has no running turn to interrupt.`, { sessionId: this.id });
@@ -185,6 +205,19 @@ export class Session {
 
   replyQuestion(questionId: string, answers: string[][] | null, reason?: 'policy' | 'timeout'): Promise<void> {
     return this.hitl.question(questionId, answers, reason);
+  }
+
+  /** PATCH …/{id}: the session's budget from now on (null or {}: none). */
+  updateBudget(budget: Budget | null): void {
+    this.assertOpen();
+    this.budget.update(budget ?? {});
+    this.updatedAt = this.deps.clock.now();
+    if (this.deps.store.durable) this.deps.store.updateSession(this.id, this.progressOf);
+  }
+
+  /** The budget as set (create, PATCH, the daemon's default), without the raises approvals made: what a fork starts with. */
+  get budgetSet(): Budget {
+    return this.budget.snapshot().set;
   }
 
   /** Kills the agent; resolves once session.ended is in the log. Idempotent. */
@@ -227,6 +260,8 @@ export class Session {
       hitlTimeoutMs: this.hitlSettings.timeoutMs,
       forkedFrom: r.forkedFrom || undefined,
       queued: this.queue.length,
+      usage: this.normalizer.usage.current,
+      budget: this.budget.budget,
     };
   }
 
@@ -248,7 +283,7 @@ export class Session {
     return {
       nativeSessionId: this.log.currentNativeSessionId,
       status: this.status,
-      snapshot: { ...this.normalizer.snapshot(), queue: this.queue?.snapshot() ?? [] },
+      snapshot: { ...this.normalizer.snapshot(), queue: this.queue?.snapshot() ?? [], budget: this.budget?.snapshot() },
       updatedAt: this.updatedAt.toISOString(),
       endedAt: this.endedAt?.toISOString() ?? null,
       lastSequence: this.log.lastAppended,
@@ -264,10 +299,13 @@ export class Session {
       if (event.type === 'session.ended') this.ended(event.data);
       this.agent.logged(event);
       this.hitl.observe(event);
+      this.budget.observe(event);
       this.queue?.logged(event);
       return event;
     });
     if (this.normalizer.ended && this.queue?.length) this.queue.sessionEnded();
+    // The agent reported a step and waits on the daemon: the budget lets it go on, or asks first.
+    if (this.normalizer.takeHeldStep()) this.budget.stepHeld();
     if (this.deps.store.durable) this.deps.store.updateSession(this.id, this.progressOf);
     return logged;
   }

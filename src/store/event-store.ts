@@ -6,7 +6,7 @@
 // Writes are staged and committed in one transaction per tick (flush), so a flood of events costs
 // one commit per stdout read, not one per event. The EventLog shows an event to readers only once
 // `onCommitted` said it is stored: nothing a client saw can be lost by a crash.
-import type { PermissionEventData, QuestionEventData, UniversalItem } from '../schema/events.js';
+import type { Budget, PermissionEventData, QuestionEventData, UniversalItem, UsageTotals } from '../schema/events.js';
 import type { SessionStatus } from '../schema/api.js';
 import type { QueuedMessage } from '../schema/delivery.js';
 
@@ -22,6 +22,10 @@ export interface SessionSnapshot {
   openItems: UniversalItem[];
   /** Messages waiting in the session's queue (message-queue.ts); absent in rows written before it existed. */
   queue?: QueuedMessage[];
+  /** The session's usage totals (usage-book.ts); absent in rows written before they existed. */
+  usage?: UsageTotals;
+  /** The budget in force and the one set (budget.ts); absent in rows written before they existed. */
+  budget?: { inForce: Budget; set: Budget };
 }
 
 /** The part of a session's row that changes as it runs. */

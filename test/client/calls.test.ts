@@ -107,6 +107,29 @@ describe('agentwire-client calls against a real daemon', () => {
     expectDense(seen);
     expectNoUnparsed(seen);
   });
+
+  it('session.update({budget}) and the usage totals: a budget request answered with replyPermission (docs/budgets.md)', async () => {
+    const { client } = await startClientDaemon();
+    const session = await client.sessions.create({ agent: 'mock', budget: { max_turns: 5 } });
+    const updated = await session.update({ budget: { max_tokens: 100 } });
+    expect(updated.budget).toEqual({ max_tokens: 100 });
+    const bad = await rejection(session.update({ budget: { max_tokens: -1 } }));
+    expect([bad.status, bad.code]).toEqual([400, 'invalid_request']);
+
+    await session.send('spend 2');
+    const events = await collect(session.events(), (e) => e.type === 'permission.requested');
+    const asked = events.at(-1)!;
+    if (asked.type !== 'permission.requested') throw new Error('expected a budget request');
+    expect(asked.data).toMatchObject({ action: 'budget', metadata: { limit: 'max_tokens', limit_value: 100, spent: 120 } });
+    await session.replyPermission(asked.data.permission_id, 'reject');
+    const rest = await collect(session.events({ after: asked.sequence }), (e) => e.type === 'turn.ended');
+    const ended = rest.at(-1)!;
+    expect(ended.type === 'turn.ended' && ended.data.metadata.reason).toBe('budget_exceeded');
+    const info = await session.info();
+    expect(info.usage).toMatchObject({ input_tokens: 100, output_tokens: 20, cost_source: 'price_table' });
+    expect((await session.update({ budget: null })).budget).toEqual({});
+    expectNoUnparsed([...events, ...rest]);
+  });
 });
 
 /** A local server that accepts connections and never answers, or answers what `reply` writes. */

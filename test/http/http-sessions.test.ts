@@ -77,6 +77,8 @@ describe('session lifecycle', () => {
       permissionPolicy: 'ask',
       hitlTimeoutMs: 0,
       queued: 0,
+      usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+      budget: {},
     });
     expect(body.eventCount).toBeGreaterThan(0);
     expect(Date.parse(body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(body.createdAt));

@@ -91,6 +91,27 @@ describe('durable sessions (SQLite store, in process)', () => {
     expectNoUnparsed(await getEvents(second, 'busy'));
   });
 
+  it('a restart keeps the usage totals and the budget, raises and PATCHes included; the next turn is checked against them', async () => {
+    const first = await daemon();
+    await createMock(first, 'spent', { env: env(), budget: { max_tokens: 1000, max_turns: 1 } });
+    await runTurn(first, 'spent', 'spend 2');
+    await waitFor(async () => (await info(first, 'spent')).status === 'idle', 5000, 'spend to end');
+    const patched = await first.app.inject({ method: 'PATCH', url: '/v1/sessions/spent', payload: JSON.stringify({ budget: { max_tokens: 1000, max_turns: 2 } }), headers: { 'content-type': 'application/json' } });
+    expect(patched.statusCode, patched.body).toBe(200);
+    const before = await info(first, 'spent');
+    expect(before.usage).toMatchObject({ input_tokens: 200, output_tokens: 40, cost_source: 'price_table' });
+    await stop(first);
+
+    const second = await daemon();
+    const after = await info(second, 'spent');
+    expect(after).toMatchObject({ restored: true, usage: before.usage, budget: { max_tokens: 1000, max_turns: 2 } });
+    // Turn 2 is within max_turns 2; its steps then cross max_tokens 1000 from the restored 240.
+    const asked = await runTurn(second, 'spent', 'spend 3 300 100');
+    const request = asked.find((e) => e.type === 'permission.requested');
+    expect(request?.type === 'permission.requested' && request.data.metadata).toMatchObject({ limit: 'max_tokens', limit_value: 1000, spent: 1040 });
+    expectNoUnparsed(await getEvents(second, 'spent'));
+  });
+
   it('serves the whole history behind the memory window from the store: never a 410 for a session that exists', async () => {
     const app = await daemon({ maxEventsPerSession: 10 });
     await createMock(app, 'long', { env: env() });

@@ -35,6 +35,7 @@ describe('bearer token', () => {
     postMessageStream: { message: 'hi' },
     replyPermission: { reply: 'once' },
     replyQuestion: { answers: [] },
+    updateSession: { budget: null },
   };
   const SAMPLE: Record<string, string> = { id: 's1', permissionId: 'p1', questionId: 'q1', agent: 'mock' };
   const routes: [string, string, unknown?][] = [

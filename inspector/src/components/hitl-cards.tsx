@@ -17,6 +17,7 @@ export function PermissionCard(props: { api: Api; sessionId: string; permission:
       report(err);
     });
   };
+  if (p.action === 'budget') return <BudgetCard permission={p} sent={sent} reply={reply} />;
   const details = p.metadata === undefined ? undefined : JSON.stringify(p.metadata, null, 2);
   return (
     <section class="card permission" role="region" aria-label="Permission request">
@@ -33,6 +34,34 @@ export function PermissionCard(props: { api: Api; sessionId: string; permission:
         </button>
         <button type="button" class="danger" disabled={sent} onClick={() => reply('reject')}>
           Reject
+        </button>
+      </div>
+    </section>
+  );
+}
+
+const LIMIT_NAMES: Record<string, string> = { max_tokens: 'tokens', max_cost_usd: 'cost (USD)', max_turns: 'turns' };
+
+/** The daemon's own request when a session's budget is crossed (docs/budgets.md): what was spent against which limit. */
+function BudgetCard(props: { permission: PermissionEventData; sent: boolean; reply: (r: PermissionReply) => void }) {
+  const m = (props.permission.metadata ?? {}) as { limit?: string; limit_value?: number; spent?: number; step?: number; paused?: string };
+  const limit = LIMIT_NAMES[m.limit ?? ''] ?? m.limit ?? 'budget';
+  const where = m.paused === 'before_turn' ? 'The next turn waits' : 'The agent waits before its next step';
+  return (
+    <section class="card permission budget" role="region" aria-label="Budget request">
+      <h3>Budget reached: {limit}</h3>
+      <p>
+        Spent {m.spent} of {m.limit_value}. {where}.
+      </p>
+      <div class="buttons">
+        <button type="button" disabled={props.sent} onClick={() => props.reply('once')}>
+          Raise by {m.step ?? m.limit_value} and go on
+        </button>
+        <button type="button" disabled={props.sent} onClick={() => props.reply('always')}>
+          Lift this limit
+        </button>
+        <button type="button" class="danger" disabled={props.sent} onClick={() => props.reply('reject')}>
+          Stop the turn
         </button>
       </div>
     </section>

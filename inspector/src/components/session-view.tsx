@@ -8,7 +8,7 @@ import type { Api } from '../api.js';
 import { describe, useReport } from '../feedback.js';
 import { navigate, sessionPath } from '../router.js';
 import { Transcript } from '../transcript.js';
-import type { Capabilities, SessionInfo } from '../types.js';
+import type { Budget, Capabilities, SessionInfo, UsageTotals } from '../types.js';
 import { Composer } from './composer.js';
 import { ConnectionIndicator } from './connection-indicator.js';
 import { EventsTable } from './events-table.js';
@@ -116,6 +116,7 @@ export function SessionView(props: { api: Api; id: string }) {
         <p>
           Status: <span class={`status status-${status ?? 'unknown'}`} aria-label="Session status">{status ?? '…'}</span>
         </p>
+        <Spend usage={t.usage ?? info?.usage} budget={info?.budget} />
         <ConnectionIndicator log={api.log} sessionId={id} lastSequence={t.lastSequence} ended={t.ended !== undefined} />
       </div>
       <div role="tablist" aria-label="Session views" class="tabs">
@@ -169,5 +170,19 @@ export function SessionView(props: { api: Api; id: string }) {
       <QueuedMessages api={api} sessionId={id} queued={t.queued} />
       <Composer api={api} sessionId={id} status={status} queued={t.queued.size} agent={agent} steer={caps?.steer} />
     </section>
+  );
+}
+
+/** What the session spent so far (live, from usage.updated) and its budget as it was when the page loaded it. */
+function Spend(props: { usage: UsageTotals | undefined; budget: Budget | undefined }) {
+  const { usage, budget } = props;
+  if (!usage) return null;
+  const cost = usage.cost_usd === undefined ? '' : ` · $${usage.cost_usd.toFixed(4)}${usage.cost_source === 'price_table' ? ' (price table)' : ''}`;
+  const limits = Object.entries(budget ?? {}).map(([k, v]) => `${k} ${v}`);
+  return (
+    <p class="muted small" aria-label="Usage">
+      Spent: {usage.input_tokens} input / {usage.output_tokens} output tokens{cost}
+      {limits.length > 0 && ` · budget ${limits.join(', ')}`}
+    </p>
   );
 }

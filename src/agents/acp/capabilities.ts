@@ -26,6 +26,7 @@ export const acpBaseCapabilities: Capabilities = {
   steer: false,
   fork: false,
   forkAtTurn: false,
+  budgetPause: 'turn', // usage comes with the prompt result, at the end of the turn (docs/budgets.md)
 };
 
 /** The flags an initialize answer decides. */

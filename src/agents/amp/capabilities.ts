@@ -27,4 +27,5 @@ export const ampCapabilities: Capabilities = {
   // `amp threads fork` is deprecated (exits 1), and nothing else copies a thread.
   fork: false,
   forkAtTurn: false,
+  budgetPause: 'turn', // one process per turn; usage with its messages (docs/budgets.md)
 };

@@ -25,4 +25,5 @@ export const claudeCapabilities: Capabilities = {
   steer: true, // a user line with a uuid during the turn (convert-steer.ts)
   fork: true, // --resume --fork-session
   forkAtTurn: true, // … --resume-session-at <the turn's last assistant uuid>
+  budgetPause: 'turn', // usage comes per API message, but nothing holds the CLI between them (docs/budgets.md)
 };

@@ -22,6 +22,10 @@ export interface ClaudeState {
   readonly tools: Readonly<Record<string, ToolRef>>;
   /** Status items emitted so far in the session: their keys are `status:<n>`. */
   readonly statuses: number;
+  /** The streamed API message's usage as message_start gave it (its input), for the step its message_delta ends. */
+  readonly stepUsage?: { usage: unknown; model: unknown };
+  /** The last result's total_cost_usd: Claude Code's is cumulative over its process (a turn's cost is the difference). */
+  readonly costSoFar?: number;
   /** The uuid of this turn's last `assistant` line: where `--resume-session-at` branches after it. */
   readonly lastAssistant: string | null;
   /** Steered messages and the CLI turns they run in (convert-steer.ts). Kept across turns. */
@@ -134,7 +138,8 @@ function streamEvent(state: ClaudeState, line: LineOf<'stream_event'>, native: u
   switch (event.type) {
     case 'message_start': {
       const id = event.message.id;
-      const next = { ...state, current: id, open: Object.hasOwn(state.open, id) ? state.open : { ...state.open, [id]: [] } };
+      const stepUsage = { usage: event.message.usage, model: event.message.model };
+      const next = { ...state, current: id, stepUsage, open: Object.hasOwn(state.open, id) ? state.open : { ...state.open, [id]: [] } };
       return { state: next, events: [{ type: 'item.started', item: message(id, [], 'in_progress') }] };
     }
     case 'content_block_delta': {
@@ -160,11 +165,24 @@ function streamEvent(state: ClaudeState, line: LineOf<'stream_event'>, native: u
       const { [id]: parts = [], ...open } = state.open;
       return { state: { ...state, current: null, open }, events: [{ type: 'item.completed', item: message(id, [...parts], 'completed') }] };
     }
+    case 'message_delta':
+      return messageUsage(state, event.usage);
     default:
-      // content_block_start/stop: the block arrives whole on its assistant line; message_delta: its
-      // stop_reason and usage are repeated by `result`; ping: keep-alive.
+      // content_block_start/stop: the block arrives whole on its assistant line; ping: keep-alive.
       return { state, events: [] };
   }
+}
+
+/**
+ * One model call's usage, a step (docs/budgets.md): its input as message_start counted it, its
+ * output as message_delta ends it (final counts in the delta win). `result` settles the turn.
+ */
+function messageUsage(state: ClaudeState, delta: unknown): Out {
+  const { stepUsage, ...rest } = state;
+  if (!stepUsage || typeof stepUsage.usage !== 'object' || typeof delta !== 'object' || delta === null) return { state, events: [] };
+  const usage = fromAnthropic({ ...(stepUsage.usage as object), ...delta });
+  if (!usage) return { state: rest, events: [] };
+  return { state: rest, events: [{ type: 'usage', usage, ...(typeof stepUsage.model === 'string' ? { model: stepUsage.model } : {}) }] };
 }
 
 function assistant(state: ClaudeState, line: LineOf<'assistant'>): Out {
@@ -220,9 +238,12 @@ function result(state: ClaudeState, line: LineOf<'result'>): Out {
   // An interrupted turn ends with an error result too; the normalizer knows it was asked to stop.
   const usage = fromAnthropic(line.usage);
   const branch = state.lastAssistant ? { assistant_uuid: state.lastAssistant } : {};
-  const metadata = { reason: ok ? ('completed' as const) : ('error' as const), ...(usage ? { usage } : {}), subtype: line.subtype, total_cost_usd, duration_ms, num_turns, permission_denials, ...branch };
+  // A total below the last one is a new process's (a resume): all of it is this turn's.
+  const cost = typeof total_cost_usd === 'number' && total_cost_usd >= 0 ? total_cost_usd : undefined;
+  const turnCost = cost === undefined ? undefined : cost >= (state.costSoFar ?? 0) ? cost - (state.costSoFar ?? 0) : cost;
+  const metadata = { reason: ok ? ('completed' as const) : ('error' as const), ...(usage ? { usage } : {}), ...(turnCost !== undefined ? { cost_usd: turnCost } : {}), subtype: line.subtype, total_cost_usd, duration_ms, num_turns, permission_denials, ...branch };
   events.push({ type: 'turn.ended', data: { metadata: stop_reason === undefined ? metadata : { ...metadata, stop_reason } } });
-  return { state: { ...initial(), statuses: state.statuses, steer: { ...state.steer, busy: false, queued: [] } }, events };
+  return { state: { ...initial(), statuses: state.statuses, steer: { ...state.steer, busy: false, queued: [] }, ...(cost !== undefined ? { costSoFar: cost } : state.costSoFar !== undefined ? { costSoFar: state.costSoFar } : {}) }, events };
 }
 
 function controlResponse(state: ClaudeState, line: LineOf<'control_response'>): Out {

@@ -24,4 +24,5 @@ export const codexCapabilities: Capabilities = {
   steer: true, // turn/steer: the steered input is a userMessage item of the running turn
   fork: true, // thread/fork through the parent's last turn (forkPoint)
   forkAtTurn: true, // thread/fork with lastTurnId: an earlier turn's native id
+  budgetPause: 'turn', // usage arrives per model call, but nothing holds the agent between them (docs/budgets.md)
 };

@@ -6,7 +6,7 @@ import type { Converter, Draft, DraftItem } from '../types.js';
 import { unparsedDraft, guardedConverter } from '../unparsed.js';
 import { serverRequest } from './convert-hitl.js';
 import { convertItem, parentOf } from './convert-items.js';
-import { totalsBefore, turnUsage, type CodexCounts } from './usage.js';
+import { totalsBefore, totalsOf, turnUsage, type CodexCounts } from './usage.js';
 import {
   ConfigWarning,
   Delta,
@@ -38,6 +38,8 @@ export interface CodexState {
   readonly usage: unknown;
   /** The thread's totals before this turn's first model request (usage.ts). */
   readonly usageBefore: CodexCounts | undefined;
+  /** The thread's totals the last usage step of this turn reported up to (absent: none yet, usageBefore). */
+  readonly stepBase?: CodexCounts | undefined;
   /** Status items emitted so far: their keys are `status:<n>`. */
   readonly statuses: number;
 }
@@ -60,7 +62,7 @@ export const DROPPED: Readonly<Record<string, string>> = {
   'account/updated': 'account bookkeeping',
   'remoteControl/status/changed': 'unsolicited after initialize; about the remote-control feature, not the session',
   'turn/diff/updated': "the turn's aggregated git diff, repeated after each response; every change is already a fileChange item's diff",
-  'thread/tokenUsage/updated': 'kept in state and reported as turn.ended metadata.usage (the turn\'s share) and thread_token_usage',
+  'thread/tokenUsage/updated': 'a usage step (what the thread\'s totals grew by since the last one) while a turn runs, and turn.ended metadata.usage (the turn\'s share) and thread_token_usage',
   'serverRequest/resolved': 'confirms our own answer; the daemon emitted the resolution when it answered (nativeHitlResolution false)',
   'item/reasoning/summaryPartAdded': 'marks a new summary part; its text arrives as summaryTextDelta and whole at item/completed',
   'item/plan/delta': 'the plan item completes whole (kind unknown, json)',
@@ -167,8 +169,7 @@ function notification(state: CodexState, method: string, params: unknown, native
     case 'thread/tokenUsage/updated': {
       const p = TokenUsage.safeParse(params);
       if (!p.success) return bad('malformed params');
-      const usageBefore = state.usage === undefined ? totalsBefore(p.data.tokenUsage) : state.usageBefore;
-      return { state: { ...state, usage: p.data.tokenUsage, usageBefore }, events: [] };
+      return usageUpdated(state, p.data.tokenUsage);
     }
     case 'error': {
       const p = ErrorNotification.safeParse(params);
@@ -217,6 +218,19 @@ function otherNotification(state: CodexState, method: string, params: unknown): 
   if (Object.hasOwn(DROPPED, method)) return { state, events: [] };
   // Well-formed but new to us: shown as a status item (never unparsed, never silently lost).
   return statusItem(state, method, boundedJson(params));
+}
+
+/**
+ * The thread's counts moved: kept for turn.ended, and within a turn a usage step, what the totals
+ * grew by since the last step (the first from before the turn), so the steps add up to the turn's
+ * usage. Outside a turn, or when nothing grew, no step.
+ */
+function usageUpdated(state: CodexState, tokenUsage: unknown): Out {
+  const usageBefore = state.usage === undefined ? totalsBefore(tokenUsage) : state.usageBefore;
+  const next = { ...state, usage: tokenUsage, usageBefore };
+  const step = state.turn === null ? undefined : turnUsage(tokenUsage, state.stepBase ?? usageBefore);
+  if (!step || (step.input_tokens === 0 && step.output_tokens === 0)) return { state: next, events: [] };
+  return { state: { ...next, stepBase: totalsOf(tokenUsage) }, events: [{ type: 'usage', usage: step }] };
 }
 
 function turnCompleted(state: CodexState, params: unknown, native: unknown): Out {

@@ -21,6 +21,11 @@ function counts(tokenUsage: unknown, key: 'total' | 'last'): CodexCounts | undef
   return out;
 }
 
+/** The thread's totals as this update reports them. */
+export function totalsOf(update: unknown): CodexCounts | undefined {
+  return counts(update, 'total');
+}
+
 /** The thread's totals before the request this update reports. */
 export function totalsBefore(update: unknown): CodexCounts | undefined {
   const total = counts(update, 'total');

@@ -25,4 +25,5 @@ export const mockCapabilities: Capabilities = {
   steer: true, // {"type":"steer"} on stdin: the running turn takes it
   fork: true, // --fork <session> [--fork-turns <n>]: a copy of its transcript
   forkAtTurn: true,
+  budgetPause: 'step', // the mock waits after each step it reports until the daemon says go on (docs/budgets.md)
 };

@@ -3,6 +3,7 @@
 import type { ContentPart } from '../../schema/events.js';
 import type { Converter, Draft, DraftItem } from '../types.js';
 import { summariseIssues, unparsedDraft, guardedConverter } from '../unparsed.js';
+import { tokenUsage } from '../token-usage.js';
 import { MockOut, type MockPart } from './native.js';
 
 type Role = 'assistant' | 'system';
@@ -59,9 +60,16 @@ function convertLine(state: MockState, native: unknown): { state: MockState; eve
     case 'ask_question':
     case 'failure':
       return emit(state, statelessDraft(line));
-    case 'done':
+    case 'usage': {
+      const usage = tokenUsage({ input: line.input_tokens, output: line.output_tokens, cacheRead: line.cache_read_input_tokens });
+      if (!usage) return emit(state, unparsed('usage: counts are not whole numbers', native));
+      return emit(state, { type: 'usage', usage, ...(line.model ? { model: line.model } : {}), ...(line.wait ? { held: true } : {}) });
+    }
+    case 'done': {
       // A turn never leaves a message open on purpose; forget any so the state stays bounded.
-      return emit({ open: {} }, { type: 'turn.ended', data: { metadata: { reason: line.reason } } });
+      const u = line.usage && tokenUsage({ input: line.usage.input_tokens, output: line.usage.output_tokens, cacheRead: line.usage.cache_read_input_tokens });
+      return emit({ open: {} }, { type: 'turn.ended', data: { metadata: { reason: line.reason, ...(u ? { usage: u } : {}) } } });
+    }
     case 'bye':
       return emit({ open: {} }, { type: 'session.ended', data: { reason: 'completed', terminated_by: 'agent' } });
   }

@@ -69,8 +69,21 @@ export const MockOut = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ask_permission'), id: z.string(), action: z.string(), input: z.unknown().optional() }),
   z.object({ type: z.literal('ask_question'), id: z.string(), prompt: z.string(), options: z.array(z.string()) }),
   z.object({ type: z.literal('failure'), message: z.string(), code: z.string().optional() }),
-  /** The turn is over. */
-  z.object({ type: z.literal('done'), reason: z.enum(['completed', 'interrupted']) }),
+  /** What one step (one "model call") used; with `wait`, the mock waits for `continue` before its next step. */
+  z.object({
+    type: z.literal('usage'),
+    input_tokens: z.number().int().nonnegative(),
+    output_tokens: z.number().int().nonnegative(),
+    cache_read_input_tokens: z.number().int().nonnegative().optional(),
+    model: z.string().optional(),
+    wait: z.boolean().optional(),
+  }),
+  /** The turn is over; `usage` is the turn's total, when it reported any. */
+  z.object({
+    type: z.literal('done'),
+    reason: z.enum(['completed', 'interrupted']),
+    usage: z.object({ input_tokens: z.number().int().nonnegative(), output_tokens: z.number().int().nonnegative(), cache_read_input_tokens: z.number().int().nonnegative().optional() }).optional(),
+  }),
   /** The mock ends its session on its own (command `end`) and exits 0 right after. */
   z.object({ type: z.literal('bye') }),
 ]);
@@ -87,6 +100,8 @@ export const MockIn = z.discriminatedUnion('type', [
   z.object({ type: z.literal('permission_reply'), id: z.string(), reply: z.enum(['once', 'always', 'reject']) }),
   z.object({ type: z.literal('question_reply'), id: z.string(), answers: z.array(z.array(z.string())).nullable() }),
   z.object({ type: z.literal('interrupt') }),
+  /** The daemon lets a turn held after a `usage` line with `wait` go on to its next step. */
+  z.object({ type: z.literal('continue') }),
   /** A message for the running turn: the mock adds it to what it is saying (or says it took it). */
   z.object({ type: z.literal('steer'), text: z.string() }),
 ]);

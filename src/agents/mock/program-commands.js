@@ -217,6 +217,13 @@ const COMMANDS = new Map([
     },
   ],
   [
+    'spend',
+    (turn, arg) => {
+      const [n = '', input = '', output = ''] = arg.split(/\s+/);
+      spend(turn, count(n, 3, 1, 100), count(input, 100, 0, 1_000_000), count(output, 20, 0, 1_000_000));
+    },
+  ],
+  [
     'flood',
     (turn, arg) => {
       const [n = '', mode = '', rate = ''] = arg.split(/\s+/);
@@ -245,6 +252,26 @@ async function flood(turn, n, stamped, rate) {
   }
   turn.end({ final: true });
   turn.done();
+}
+
+/**
+ * A turn of `steps` steps, each a message and the `usage` of its "model call" (input tokens, a
+ * quarter of them cache reads, and output tokens). After every step but the last the mock waits
+ * for the daemon's `continue` (`wait: true`): where a budget pauses it. The turn's total ends it.
+ * @param {Turn} turn @param {number} steps @param {number} input @param {number} output
+ */
+function spend(turn, steps, input, output) {
+  const cached = Math.floor(input / 4);
+  /** @param {number} i */
+  const step = (i) => {
+    if (!turn.active) return;
+    turn.say(`Step ${i} of ${steps}.`, { final: i === steps });
+    const last = i === steps;
+    turn.emit({ type: 'usage', input_tokens: input, output_tokens: output, cache_read_input_tokens: cached, ...(last ? {} : { wait: true }) });
+    if (!last) return turn.wait({ kind: 'step', resolve: () => step(i + 1) });
+    turn.done('completed', { input_tokens: input * steps, output_tokens: output * steps, cache_read_input_tokens: cached * steps });
+  };
+  step(1);
 }
 
 /** @param {Turn} turn @param {string} text the prompt as sent */

@@ -23,6 +23,7 @@ export const HELP = [
   'crash [N] - print N lines to stderr and exit 3 (default 5)',
   'slow [N] - N chunks, 100 ms apart (default 10)',
   'flood [N] - N chunks as fast as stdout takes them (default 1000)',
+  'spend [N] [IN] [OUT] - N steps, each reporting its token usage; waits for the daemon between steps',
   'Reply with exactly the single word W. - reply W',
   'Answer briefly and include your reasoning. - reasoning, text and data parts',
   'anything else - echoed back',

@@ -9,7 +9,8 @@
 /** @typedef {'once' | 'always' | 'reject'} PermissionReply */
 /**
  * @typedef {{ kind: 'permission', id: string, resolve: (reply: PermissionReply) => void }
- *   | { kind: 'question', id: string, resolve: (answers: string[][] | null) => void }} Pending
+ *   | { kind: 'question', id: string, resolve: (answers: string[][] | null) => void }
+ *   | { kind: 'step', resolve: () => void }} Pending
  */
 /**
  * What outlives a turn: the process's id counters, the "always" permission grants, and the
@@ -169,10 +170,13 @@ export class Turn {
     this.pending = pending;
   }
 
-  /** @param {'completed' | 'interrupted'} [reason] */
-  done(reason = 'completed') {
+  /**
+   * @param {'completed' | 'interrupted'} [reason]
+   * @param {{ input_tokens: number, output_tokens: number, cache_read_input_tokens?: number }} [usage] the turn's total, if it reports one
+   */
+  done(reason = 'completed', usage = undefined) {
     if (!this.active) return;
-    this.emit({ type: 'done', reason });
+    this.emit(usage ? { type: 'done', reason, usage } : { type: 'done', reason });
     this.session.transcript.done(reason);
     this.stop();
   }

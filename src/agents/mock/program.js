@@ -2,7 +2,7 @@
 // daemon drives and converts it exactly like a third-party CLI. Plain JavaScript on purpose: it
 // runs as `node src/agents/mock/program.js` with no build step, from source or from a package.
 //
-//   stdin:  MockIn lines (prompt, permission_reply, question_reply, interrupt, steer)
+//   stdin:  MockIn lines (prompt, permission_reply, question_reply, interrupt, steer, continue)
 //   stdout: MockOut lines, starting with `ready`; every turn ends with `done` (except crash/end)
 //   argv:   [--model <m>] [--mode <agentMode>] [--resume <session id>] [--fork <session id> [--fork-turns <n>]]
 //   state:  one transcript per session under $MOCK_AGENT_HOME/sessions (program-store.js)
@@ -95,6 +95,8 @@ function parseInput(line) {
     }
     case 'interrupt':
       return { type: 'interrupt' };
+    case 'continue':
+      return { type: 'continue' };
     case 'steer':
       if (typeof v.text !== 'string') return 'steer.text must be a string';
       return { type: 'steer', text: v.text };
@@ -184,6 +186,12 @@ function handle(message) {
       }
       if (current !== null) current.pending = null;
       return pending.resolve(message.reply);
+    }
+    case 'continue': {
+      const pending = current?.pending;
+      if (pending?.kind !== 'step') return complain('no turn waits after a step; continue ignored');
+      if (current !== null) current.pending = null;
+      return pending.resolve();
     }
     case 'question_reply': {
       const pending = current?.pending;

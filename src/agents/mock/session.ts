@@ -78,6 +78,11 @@ export class MockSession implements AgentHandle {
     return this.write({ type: 'interrupt' });
   }
 
+  /** A turn held after a step (`usage` with `wait`) goes on. */
+  continueStep(): Promise<void> {
+    return this.write({ type: 'continue' });
+  }
+
   steer(turn: TurnInput): Promise<void> {
     return this.write({ type: 'steer', text: turn.message });
   }

@@ -24,4 +24,5 @@ export const opencodeCapabilities: Capabilities = {
   steer: false, // a prompt sent while busy joins the run between steps, but can be left unanswered (docs/opencode.md)
   fork: true, // POST /session/{id}/fork (fork.ts)
   forkAtTurn: true, // the same, cut at the message after the branch point's last assistant message
+  budgetPause: 'turn', // usage comes with each step, but nothing holds the agent between them (docs/budgets.md)
 };

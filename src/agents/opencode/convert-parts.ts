@@ -11,6 +11,7 @@
 // creation event from the already finished message (test/agents/opencode/fixtures/recorded/README.md).
 import type { ContentPart } from '../../schema/events.js';
 import type { Draft, DraftItem } from '../types.js';
+import { tokenUsage } from '../token-usage.js';
 import { FilePart, PatchPart, TextPart, ToolPart, type MessageInfo, type ToolState } from './native.js';
 
 export interface OpenMessage {
@@ -108,7 +109,9 @@ export function partUpdated(s: PartsState, raw: { id: string; messageID: string;
     }
     case 'step-finish': {
       const done = complete(withMessage(typed), raw.messageID, 'completed');
-      return { parts: done.parts, events: [...stub, ...done.events] };
+      // The step's tokens and cost, once per part (a repeated update of the same part adds nothing).
+      const usage = s.partTypes[raw.id] === 'step-finish' ? [] : stepUsage(raw);
+      return { parts: done.parts, events: [...stub, ...done.events, ...usage] };
     }
     default:
       // step-start, snapshot, retry (session.status retry says it), agent, subtask, compaction:
@@ -205,4 +208,20 @@ function newFileDiff(path: string, text: string): string {
 
 function message(id: string, content: ContentPart[], status: DraftItem['status']): DraftItem {
   return { key: id, native_item_id: id, kind: 'message', role: 'assistant', content, status };
+}
+
+/**
+ * A step-finish part's `tokens` and `cost` as a usage step (docs/budgets.md). OpenCode's `input`
+ * leaves its cache reads and writes out, as Anthropic's does; the universal count has them.
+ */
+function stepUsage(raw: Record<string, unknown>): Draft[] {
+  const t = raw.tokens as { input?: unknown; output?: unknown; reasoning?: unknown; cache?: { read?: unknown; write?: unknown } } | undefined;
+  if (typeof t !== 'object' || t === null) return [];
+  const read = t.cache?.read ?? 0;
+  const write = t.cache?.write ?? 0;
+  const input = typeof t.input === 'number' && typeof read === 'number' && typeof write === 'number' ? t.input + read + write : undefined;
+  const usage = tokenUsage({ input, output: t.output, cacheRead: t.cache?.read, cacheCreation: t.cache?.write, reasoning: t.reasoning });
+  if (!usage) return [];
+  const cost = typeof raw.cost === 'number' && raw.cost >= 0 ? { cost_usd: raw.cost } : {};
+  return [{ type: 'usage', usage, ...cost }];
 }

@@ -186,11 +186,34 @@ describe('claudeConverter', () => {
             reason: 'error',
             // Claude's input_tokens leaves the cache out; the universal one counts it (10 + 2 + 5).
             usage: { input_tokens: 17, output_tokens: 3, cache_read_input_tokens: 5, cache_creation_input_tokens: 2 },
+            cost_usd: 0,
             subtype: 'success', total_cost_usd: 0, duration_ms: 5, num_turns: 1, permission_denials: [], stop_reason: 'stop_sequence',
           },
         },
       },
     ]);
+  });
+
+  it('each streamed API message is a usage step: its input from message_start, its output from message_delta', () => {
+    const se = (event: object) => ({ type: 'stream_event', event });
+    const usage = { input_tokens: 10, cache_read_input_tokens: 5, cache_creation_input_tokens: 2, output_tokens: 1 };
+    const { events } = convert([
+      se({ type: 'message_start', message: { id: 'msg_1', model: 'claude-x', usage } }),
+      se({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 7 } }),
+      // A delta without its start (or a second one) is no step.
+      se({ type: 'message_delta', delta: {}, usage: { output_tokens: 9 } }),
+    ]);
+    expect(events.filter((e) => e.type === 'usage')).toEqual([
+      { type: 'usage', usage: { input_tokens: 17, output_tokens: 7, cache_read_input_tokens: 5, cache_creation_input_tokens: 2 }, model: 'claude-x' },
+    ]);
+  });
+
+  it("total_cost_usd is cumulative over the process: each turn's cost_usd is the difference (a smaller total is a new process's)", () => {
+    const result = (total: number) => ({ type: 'result', subtype: 'success', is_error: false, result: 'ok', total_cost_usd: total });
+    const costs = convert([result(0.5), result(0.75), result(0.25)])
+      .events.filter((e) => e.type === 'turn.ended')
+      .map((e) => (e.type === 'turn.ended' ? e.data.metadata.cost_usd : undefined));
+    expect(costs).toEqual([0.5, 0.25, 0.25]);
   });
 
   it('error_* result without text → error named by its subtype; open messages fail', () => {

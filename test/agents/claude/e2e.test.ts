@@ -220,7 +220,7 @@ describe('claude e2e (real CLI, fake model)', () => {
     expectNoUnparsed(await allEvents());
   });
 
-  it('runs two turns on one warm process and measures the latency to the first agent event', async () => {
+  it('runs two turns on one warm process, measures the latency to the first agent event, and keeps the usage totals', async () => {
     const { sandbox } = await start([[{ text: 'FIRST' }], [{ text: 'SECOND' }]]);
     const pid = claudePid(sandbox.work);
     const latencies: number[] = [];
@@ -235,7 +235,23 @@ describe('claude e2e (real CLI, fake model)', () => {
     }
     console.log(`[claude e2e] POST /messages → first agent event: first turn ${latencies[0]} ms, second (warm) turn ${latencies[1]} ms`);
     expect(claudePid(sandbox.work)).toBe(pid);
-    expectNoUnparsed(await allEvents());
+    const all = await allEvents();
+    expectNoUnparsed(all);
+    // Live usage (docs/budgets.md): a usage.updated per model call as it ends, whose last totals are
+    // the sum of the turns' usage, and which GET /v1/sessions/{id} returns. Claude's cost is its own: each turn's
+    // cost_usd is its share of total_cost_usd, cumulative over the process, so they add up to the last one.
+    const ends = all.flatMap((e) => (e.type === 'turn.ended' ? [e.data.metadata] : []));
+    const updates = all.flatMap((e) => (e.type === 'usage.updated' ? [e.data] : []));
+    expect(ends).toHaveLength(2);
+    expect(updates.filter((u) => u.scope === 'step')).toHaveLength(2);
+    const sum = (key: 'input_tokens' | 'output_tokens') => ends.reduce((n, m) => n + (m.usage?.[key] ?? 0), 0);
+    expect(sum('input_tokens')).toBeGreaterThan(0);
+    const totals = updates.at(-1)!.totals;
+    expect(totals).toMatchObject({ input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), cost_source: 'agent' });
+    expect(totals.cost_usd).toBeCloseTo(ends.reduce((n, m) => n + (m.cost_usd ?? 0), 0), 9);
+    expect(totals.cost_usd).toBeCloseTo(ends.at(-1)!.total_cost_usd as number, 9);
+    const info = (await e2e.app.app.inject({ method: 'GET', url: `/v1/sessions/${SID}` })).json<{ usage: unknown }>();
+    expect(info.usage).toEqual(updates.at(-1)!.totals);
   });
 
   it('recovers from a model error (HTTP 500 once, then success)', async () => {

@@ -134,15 +134,25 @@ describe('codex converter units', () => {
     expect(out.state).toEqual(codexConverter.initial());
   });
 
-  it("a turn's usage is its share of the thread's totals, summed over its model requests", () => {
+  it("a turn's usage is its share of the thread's totals, summed over its model requests; each request is a usage step", () => {
     const counts = (input: number, cached: number, output: number, reasoning: number) => ({
       inputTokens: input, cachedInputTokens: cached, cacheWriteInputTokens: 0, outputTokens: output, reasoningOutputTokens: reasoning, totalTokens: input + output,
     });
     const update = (total: object, last: object) => note('thread/tokenUsage/updated', { threadId: 't', turnId: 'u2', tokenUsage: { total, last, modelContextWindow: 1000 } });
     // Earlier turns (or a session before a resume) used 100 in, 10 out; this turn makes two requests.
     let state = convert(note('turn/started', { threadId: 't', turn: { id: 'u2', status: 'inProgress', error: null } })).state;
-    state = convert(update(counts(130, 20, 15, 2), counts(30, 20, 5, 2)), state).state;
-    state = convert(update(counts(170, 50, 22, 3), counts(40, 30, 7, 1)), state).state;
+    // Each update is a usage step (docs/budgets.md): what the totals grew by, the first from before the turn.
+    const steps: Draft[] = [];
+    for (const u of [update(counts(130, 20, 15, 2), counts(30, 20, 5, 2)), update(counts(130, 20, 15, 2), counts(30, 20, 5, 2)), update(counts(170, 50, 22, 3), counts(40, 30, 7, 1))]) {
+      const r = convert(u, state);
+      state = r.state;
+      steps.push(...r.events);
+    }
+    // The repeated update added nothing, so it is no step.
+    expect(steps).toEqual([
+      { type: 'usage', usage: { input_tokens: 30, output_tokens: 5, cache_read_input_tokens: 20, cache_creation_input_tokens: 0, reasoning_output_tokens: 2 } },
+      { type: 'usage', usage: { input_tokens: 40, output_tokens: 7, cache_read_input_tokens: 30, cache_creation_input_tokens: 0, reasoning_output_tokens: 1 } },
+    ]);
     const out = convert(note('turn/completed', { threadId: 't', turn: { id: 'u2', status: 'interrupted', error: null } }), state);
     expect(out.events.at(-1)).toMatchObject({
       type: 'turn.ended',

@@ -58,7 +58,7 @@ describe('codex e2e (real CLI, fake model)', () => {
     expectNoUnparsed(await allEvents());
   });
 
-  it('runs a shell command: tool_call and tool_result with its output', async () => {
+  it('runs a shell command: tool_call and tool_result with its output; each model request updates the usage totals', async () => {
     await start([[{ tool: 'shell', command: 'echo hello-from-shell' }], [{ text: 'It printed hello-from-shell.' }]]);
     const turn = await sendTurn(e2e.app, SID, 'Run echo.');
     await expectWellFormedTurn(e2e.app, SID, turn, 'Run echo.', { userFrom: 'agent' });
@@ -70,7 +70,15 @@ describe('codex e2e (real CLI, fake model)', () => {
     const resultPart = result?.content.find((p) => p.type === 'tool_result');
     expect(resultPart?.type === 'tool_result' ? resultPart.output : '').toContain('hello-from-shell');
     expect(textOf(assistantMessages(turn.events).at(-1))).toBe('It printed hello-from-shell.');
-    expectNoUnparsed(await allEvents());
+    const all = await allEvents();
+    expectNoUnparsed(all);
+    // Live usage (docs/budgets.md): each of the turn's two model requests is a step as it happens,
+    // and the totals equal the turn's usage at its end.
+    const updates = all.flatMap((e) => (e.type === 'usage.updated' ? [e.data] : []));
+    expect(updates.filter((u) => u.scope === 'step').length).toBeGreaterThanOrEqual(2);
+    const ended = all.flatMap((e) => (e.type === 'turn.ended' ? [e.data.metadata.usage] : []));
+    expect(ended).toHaveLength(1);
+    expect(updates.at(-1)!.totals).toMatchObject({ input_tokens: ended[0]!.input_tokens, output_tokens: ended[0]!.output_tokens });
   });
 
   it('writes a file: the change is in the stream with its diff', async () => {

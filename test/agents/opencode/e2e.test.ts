@@ -73,7 +73,7 @@ describe('opencode e2e (real server, fake model)', () => {
 });
 
 describe('opencode e2e: tools and permissions', () => {
-  it('runs a shell command: tool_call and tool_result with its output', async () => {
+  it('runs a shell command: tool_call and tool_result with its output; each step updates the usage totals', async () => {
     await start([[{ text: 'Running it.' }, { tool: 'shell', command: 'echo hello-from-shell' }], [{ text: 'It printed hello-from-shell.' }]]);
     const turn = await sendTurn(e2e.app, SID, 'Run echo.');
     await expectWellFormedTurn(e2e.app, SID, turn, 'Run echo.');
@@ -84,7 +84,15 @@ describe('opencode e2e: tools and permissions', () => {
     expect(result?.content[0]).toMatchObject({ type: 'tool_result', output: 'hello-from-shell\n' });
     expect(result?.status).toBe('completed');
     expect(textOf(assistantMessages(turn.events).at(-1))).toBe('It printed hello-from-shell.');
-    expectNoUnparsed(await allEvents());
+    const all = await allEvents();
+    expectNoUnparsed(all);
+    // Live usage (docs/budgets.md): each of the turn's two steps (step-finish) updates the totals,
+    // and the turn, which reports no total of its own, gets their sum as its usage.
+    const updates = all.flatMap((e) => (e.type === 'usage.updated' ? [e.data] : []));
+    expect(updates.map((u) => u.scope)).toEqual(['step', 'step']);
+    const usage = all.flatMap((e) => (e.type === 'turn.ended' ? [e.data.metadata.usage] : []));
+    expect(usage[0]?.output_tokens).toBeGreaterThan(0);
+    expect(updates.at(-1)!.totals).toMatchObject({ input_tokens: usage[0]!.input_tokens, output_tokens: usage[0]!.output_tokens });
   });
 
   it('calls an MCP tool given in the create request (common shape): the server stays visible on the call', async () => {
