@@ -12,11 +12,13 @@ import { DAEMON, EventBatch, type Normalized, originOf } from './event-batch.js'
 import { HitlBook } from './hitl.js';
 import { ItemEvents } from './item-events.js';
 import { Lifecycle } from './lifecycle.js';
+import { Subagents } from './subagents.js';
 
 export class Normalizer {
   readonly hitl = new HitlBook();
   private readonly batch = new EventBatch();
   private readonly items: ItemEvents;
+  private readonly subagents: Subagents;
   private readonly lifecycle: Lifecycle;
 
   constructor(
@@ -24,7 +26,13 @@ export class Normalizer {
     ids: IdGenerator,
   ) {
     this.items = new ItemEvents(ids, this.batch);
-    this.lifecycle = new Lifecycle(caps, this.batch, (cancelReason) => this.closeOpen(cancelReason));
+    this.subagents = new Subagents(ids, this.batch, (key) => this.items.idOf(key));
+    this.lifecycle = new Lifecycle(
+      caps,
+      this.batch,
+      (cancelReason, failed) => this.closeOpen(cancelReason, failed),
+      () => this.subagents.closeOpen('interrupted', 'session_ended', true),
+    );
   }
 
   get turnActive(): boolean {
@@ -154,6 +162,11 @@ export class Normalizer {
 
   private draft(d: Draft): void {
     const origin = d.type === 'agent.unparsed' ? DAEMON : originOf(d);
+    if (d.type === 'subagent.started') return this.subagents.start(d, origin);
+    if (d.type === 'subagent.ended') return this.subagents.end(d, origin);
+    // Everything else a sub-agent produced says which one (rule: additive, in `data`).
+    const sub = d.type === 'agent.unparsed' ? undefined : this.subagents.idFor(d.subagent_key);
+    const tag = sub === undefined ? {} : { subagent_id: sub };
     switch (d.type) {
       case 'session.started':
         return this.lifecycle.agentSessionStarted(d, origin);
@@ -164,32 +177,42 @@ export class Normalizer {
       case 'turn.ended':
         return this.lifecycle.endTurn(d.data.metadata, origin);
       case 'item.started':
-        return this.items.start(d.item, origin);
+        return this.items.start(d.item, origin, sub);
       case 'item.delta':
-        return this.items.delta(d, origin);
+        return this.items.delta(d, origin, sub);
       case 'item.completed':
-        return this.items.complete(d.item, origin);
-      case 'permission.requested':
-        if (this.hitl.openPermission(d.data)) this.batch.emit({ type: d.type, data: d.data, ...origin });
+        return this.items.complete(d.item, origin, sub);
+      case 'permission.requested': {
+        const data = { ...d.data, ...tag };
+        if (this.hitl.openPermission(data)) this.batch.emit({ type: d.type, data, ...origin });
         return;
-      case 'permission.resolved':
-        this.hitl.closePermission(d.data.permission_id);
-        return this.batch.emit({ type: d.type, data: d.data, ...origin });
-      case 'question.requested':
-        if (this.hitl.openQuestion(d.data)) this.batch.emit({ type: d.type, data: d.data, ...origin });
+      }
+      case 'permission.resolved': {
+        const open = this.hitl.closePermission(d.data.permission_id);
+        const inherited = open?.subagent_id === undefined ? {} : { subagent_id: open.subagent_id };
+        return this.batch.emit({ type: d.type, data: { ...inherited, ...d.data, ...tag }, ...origin });
+      }
+      case 'question.requested': {
+        const data = { ...d.data, ...tag };
+        if (this.hitl.openQuestion(data)) this.batch.emit({ type: d.type, data, ...origin });
         return;
-      case 'question.resolved':
-        this.hitl.closeQuestion(d.data.question_id);
-        return this.batch.emit({ type: d.type, data: d.data, ...origin });
+      }
+      case 'question.resolved': {
+        const open = this.hitl.closeQuestion(d.data.question_id);
+        const inherited = open?.subagent_id === undefined ? {} : { subagent_id: open.subagent_id };
+        return this.batch.emit({ type: d.type, data: { ...inherited, ...d.data, ...tag }, ...origin });
+      }
       case 'error':
+        return this.batch.emit({ type: d.type, data: { ...d.data, ...tag }, ...origin });
       case 'agent.unparsed':
-        return this.batch.emit({ type: d.type, data: d.data, ...origin } as PendingEvent);
+        return this.batch.emit({ type: d.type, data: d.data, ...origin });
     }
   }
 
-  /** The turn is ending: its open items fail and its pending HITL requests are cancelled. */
-  private closeOpen(cancelReason: string): void {
+  /** The turn is ending: its open items fail, the sub-agents it ran end, its pending HITL requests are cancelled. */
+  private closeOpen(cancelReason: string, failed: boolean): void {
     this.items.failOpen();
+    this.subagents.closeOpen(failed ? 'failed' : 'interrupted', cancelReason, false);
     const cancelled = { reason: cancelReason };
     for (const p of [...this.hitl.permissions.values()]) {
       this.hitl.closePermission(p.permission_id);

@@ -10,6 +10,7 @@ import type { ContentPart } from '../../schema/events.js';
 import type { Converter, Draft, DraftItem } from '../types.js';
 import { LOCATION, messagePart, summarise, toolCallItem, toolRef, toolResultItem, toolUse, unparsed, type ToolRef } from './convert-blocks.js';
 import { questionOrPermission } from './convert-hitl.js';
+import { inSubagent, subagentOf, subagentSystemLine } from './convert-subagents.js';
 import { holdsTurn, initialSteer, lifecycle, orphanEnded, type SteerState } from './convert-steer.js';
 import { ClaudeOut, StreamEvent, SystemInit } from './native.js';
 
@@ -36,7 +37,12 @@ const initial = (): ClaudeState => ({ current: null, open: {}, tools: {}, status
 /** Lines that belong to a CLI turn's output (a late steered message's own turn is dropped whole). */
 const TURN_OUTPUT = new Set(['system', 'stream_event', 'assistant', 'user']);
 
-export const claudeConverter: Converter<ClaudeState> = guardedConverter(LOCATION, initial, convertLine);
+export const claudeConverter: Converter<ClaudeState> = guardedConverter(LOCATION, initial, (state, native) => {
+  const out = convertLine(state, native);
+  // A sub-agent's lines carry the Agent call's tool_use id (convert-subagents.ts).
+  const sub = native !== null && typeof native === 'object' ? subagentOf(native as Record<string, unknown>) : undefined;
+  return sub === undefined ? out : { state: out.state, events: inSubagent(sub, out.events) };
+});
 
 function convertLine(state: ClaudeState, native: unknown): Out {
   if (typeof native === 'string') return { state, events: [unparsed('not JSON', native)] };
@@ -62,7 +68,11 @@ function convertLine(state: ClaudeState, native: unknown): Out {
       return result(state, line);
     case 'control_request': {
       const draft = questionOrPermission(line.request_id, line.request);
-      return { state, events: [draft ?? unparsed(`unknown control request ${JSON.stringify(line.request.subtype)}`, native)] };
+      if (!draft) return { state, events: [unparsed(`unknown control request ${JSON.stringify(line.request.subtype)}`, native)] };
+      // A tool a sub-agent wants to run: the request says so (its tool_use was on the sub-agent's line).
+      const toolUseId = line.request.tool_use_id;
+      const sub = typeof toolUseId === 'string' ? state.tools[toolUseId]?.subagent : undefined;
+      return { state, events: inSubagent(sub, [draft]) };
     }
     case 'control_response':
       return controlResponse(state, line);
@@ -93,6 +103,19 @@ function system(state: ClaudeState, line: LineOf<'system'>, native: unknown): Ou
       // Other states (e.g. compacting) are worth a status item; `null` ends such a state.
       if (line.status === 'requesting' || line.status === null || line.status === undefined) return { state, events: [] };
       return statusItem(state, 'status', String(line.status as string), line.uuid);
+    case 'task_started':
+    case 'task_notification':
+    case 'task_updated': {
+      const drafts = subagentSystemLine(line);
+      if (drafts) return { state, events: drafts };
+      return statusItem(state, line.subtype, scalars(line), line.uuid);
+    }
+    case 'task_progress': {
+      // The sub-agent's progress ("Running …"): a status item inside it.
+      const out = statusItem(state, line.subtype, scalars(line), line.uuid);
+      const key = typeof line.tool_use_id === 'string' ? line.tool_use_id : undefined;
+      return { state: out.state, events: inSubagent(key, out.events) };
+    }
     case 'api_retry': {
       const { attempt, max_retries, retry_delay_ms, error, error_status } = line;
       const http = error_status !== undefined && error_status !== null ? ` (HTTP ${String(error_status as number)})` : '';
@@ -178,7 +201,8 @@ function assistant(state: ClaudeState, line: LineOf<'assistant'>): Out {
   for (const block of line.message.content) {
     const tool = toolUse(block);
     if (tool) {
-      tools = { ...tools, [tool.id]: toolRef(id, tool) };
+      const sub = subagentOf(line);
+      tools = { ...tools, [tool.id]: { ...toolRef(id, tool), ...(sub !== undefined ? { subagent: sub } : {}) } };
       events.push({ type: 'item.completed', item: toolCallItem(id, tool) });
       continue;
     }
