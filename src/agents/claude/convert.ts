@@ -23,6 +23,8 @@ export interface ClaudeState {
   readonly tools: Readonly<Record<string, ToolRef>>;
   /** Status items emitted so far in the session: their keys are `status:<n>`. */
   readonly statuses: number;
+  /** Open messages a sub-agent printed, by message id: its key. They complete as it ends. */
+  readonly subagentMessages: Readonly<Record<string, string>>;
   /** The uuid of this turn's last `assistant` line: where `--resume-session-at` branches after it. */
   readonly lastAssistant: string | null;
   /** Steered messages and the CLI turns they run in (convert-steer.ts). Kept across turns. */
@@ -32,7 +34,7 @@ export interface ClaudeState {
 type Out = { state: ClaudeState; events: Draft[] };
 type LineOf<K extends ClaudeOut['type']> = Extract<ClaudeOut, { type: K }>;
 
-const initial = (): ClaudeState => ({ current: null, open: {}, tools: {}, statuses: 0, lastAssistant: null, steer: initialSteer });
+const initial = (): ClaudeState => ({ current: null, open: {}, tools: {}, subagentMessages: {}, statuses: 0, lastAssistant: null, steer: initialSteer });
 
 /** Lines that belong to a CLI turn's output (a late steered message's own turn is dropped whole). */
 const TURN_OUTPUT = new Set(['system', 'stream_event', 'assistant', 'user']);
@@ -107,8 +109,9 @@ function system(state: ClaudeState, line: LineOf<'system'>, native: unknown): Ou
     case 'task_notification':
     case 'task_updated': {
       const drafts = subagentSystemLine(line);
-      if (drafts) return { state, events: drafts };
-      return statusItem(state, line.subtype, scalars(line), line.uuid);
+      if (!drafts) return statusItem(state, line.subtype, scalars(line), line.uuid);
+      const ended = drafts.find((d) => d.type === 'subagent.ended');
+      return ended ? subagentMessagesEnd(state, ended.key, drafts) : { state, events: drafts };
     }
     case 'task_progress': {
       // The sub-agent's progress ("Running …"): a status item inside it.
@@ -195,13 +198,17 @@ function assistant(state: ClaudeState, line: LineOf<'assistant'>): Out {
   const events: Draft[] = [];
   // Without a message_start (no partial messages, or a synthetic API-error message) the message
   // opens here and completes at `result`.
-  if (!Object.hasOwn(state.open, id)) events.push({ type: 'item.started', item: message(id, [], 'in_progress') });
+  const opened = !Object.hasOwn(state.open, id);
+  if (opened) events.push({ type: 'item.started', item: message(id, [], 'in_progress') });
+  // A sub-agent's message has no message_start or message_stop (2.1.330 streams none of it): it
+  // completes when the sub-agent ends.
+  const sub = subagentOf(line);
+  const subagentMessages = opened && sub !== undefined ? { ...state.subagentMessages, [id]: sub } : state.subagentMessages;
   let parts = [...(state.open[id] ?? [])];
   let tools = state.tools;
   for (const block of line.message.content) {
     const tool = toolUse(block);
     if (tool) {
-      const sub = subagentOf(line);
       tools = { ...tools, [tool.id]: { ...toolRef(id, tool), ...(sub !== undefined ? { subagent: sub } : {}) } };
       events.push({ type: 'item.completed', item: toolCallItem(id, tool) });
       continue;
@@ -210,7 +217,22 @@ function assistant(state: ClaudeState, line: LineOf<'assistant'>): Out {
     if (part) parts = [...parts, part];
   }
   const lastAssistant = line.uuid ?? state.lastAssistant;
-  return { state: { ...state, open: { ...state.open, [id]: parts }, tools, lastAssistant }, events };
+  return { state: { ...state, open: { ...state.open, [id]: parts }, tools, subagentMessages, lastAssistant }, events };
+}
+
+/** A sub-agent ended: the messages it left open complete first, inside it. */
+function subagentMessagesEnd(state: ClaudeState, key: string, drafts: Draft[]): Out {
+  const ids = Object.keys(state.subagentMessages).filter((id) => state.subagentMessages[id] === key && Object.hasOwn(state.open, id));
+  if (ids.length === 0) return { state, events: drafts };
+  const open = { ...state.open };
+  const subagentMessages = { ...state.subagentMessages };
+  const events: Draft[] = [];
+  for (const id of ids) {
+    events.push({ type: 'item.completed', item: message(id, [...(open[id] ?? [])], 'completed'), subagent_key: key });
+    delete open[id];
+    delete subagentMessages[id];
+  }
+  return { state: { ...state, open, subagentMessages }, events: [...events, ...drafts] };
 }
 
 function user(state: ClaudeState, line: LineOf<'user'>): Out {
@@ -239,7 +261,7 @@ function result(state: ClaudeState, line: LineOf<'result'>): Out {
     events.push({ type: 'error', data: { message, code: `claude_${line.subtype}` } });
   }
   // A steered message still queued runs as the CLI's next turn, which goes on the daemon's turn.
-  if (holdsTurn(state.steer)) return { state: { ...state, current: null, open: {}, tools: {} }, events };
+  if (holdsTurn(state.steer)) return { state: { ...state, current: null, open: {}, tools: {}, subagentMessages: {} }, events };
   const { total_cost_usd, duration_ms, num_turns, stop_reason, permission_denials } = line;
   // An interrupted turn ends with an error result too; the normalizer knows it was asked to stop.
   const usage = fromAnthropic(line.usage);
