@@ -3,7 +3,7 @@
 import type { ContentPart } from '../../schema/events.js';
 import type { Converter, Draft, DraftItem } from '../types.js';
 import { summariseIssues, unparsedDraft, guardedConverter } from '../unparsed.js';
-import { MockOut, type MockPart } from './native.js';
+import { MockOut, subagentOf, type MockPart } from './native.js';
 
 type Role = 'assistant' | 'system';
 
@@ -14,7 +14,11 @@ export interface MockState {
 
 const LOCATION = 'mock.convert';
 
-export const mockConverter: Converter<MockState> = guardedConverter(LOCATION, () => ({ open: {} }), convertLine);
+export const mockConverter: Converter<MockState> = guardedConverter(LOCATION, () => ({ open: {} }), (state, native) => {
+  const out = convertLine(state, native);
+  const agent = subagentOf(native);
+  return agent === undefined ? out : { state: out.state, events: out.events.map((d) => ({ ...d, subagent_key: agent })) };
+});
 
 function convertLine(state: MockState, native: unknown): { state: MockState; events: Draft[] } {
   if (typeof native === 'string') return { state, events: [unparsed('not JSON', native)] };
@@ -59,6 +63,13 @@ function convertLine(state: MockState, native: unknown): { state: MockState; eve
     case 'ask_question':
     case 'failure':
       return emit(state, statelessDraft(line));
+    case 'subagent_start': {
+      const { id, call, description, prompt, agent_type } = line;
+      const data = { ...(description !== undefined ? { description } : {}), ...(prompt !== undefined ? { prompt } : {}), ...(agent_type !== undefined ? { agent_type } : {}) };
+      return emit(state, { type: 'subagent.started', key: id, parent_key: call, native_subagent_id: id, data });
+    }
+    case 'subagent_end':
+      return emit(state, { type: 'subagent.ended', key: line.id, data: { outcome: line.outcome, ...(line.summary !== undefined ? { summary: line.summary } : {}) } });
     case 'done':
       // A turn never leaves a message open on purpose; forget any so the state stays bounded.
       return emit({ open: {} }, { type: 'turn.ended', data: { metadata: { reason: line.reason } } });
