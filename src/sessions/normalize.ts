@@ -164,7 +164,7 @@ export class Normalizer {
     const origin = d.type === 'agent.unparsed' ? DAEMON : originOf(d);
     if (d.type === 'subagent.started') return this.subagents.start(d, origin);
     if (d.type === 'subagent.ended') return this.subagents.end(d, origin);
-    // Everything else a sub-agent produced says which one (rule: additive, in `data`).
+    // Everything else a sub-agent produced says which one, additively, in `data` (docs/events.md).
     const sub = d.type === 'agent.unparsed' ? undefined : this.subagents.idFor(d.subagent_key);
     const tag = sub === undefined ? {} : { subagent_id: sub };
     switch (d.type) {
