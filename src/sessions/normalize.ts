@@ -117,6 +117,8 @@ export class Normalizer {
       questions: [...this.hitl.questions.values()],
       // Items are open only within a turn; outside one there is nothing to walk.
       openItems: this.lifecycle.turnId ? this.items.openForSnapshot() : [],
+      // Background sub-agents outlive their turn, so these are kept whether a turn is open or not.
+      openSubagents: this.subagents.openForSnapshot(),
     };
   }
 
@@ -124,6 +126,7 @@ export class Normalizer {
   restore(snapshot: SessionSnapshot, ended: boolean): void {
     this.lifecycle.restore(snapshot, ended);
     this.items.restore(snapshot.openItems ?? []);
+    this.subagents.restore(snapshot.openSubagents ?? []);
     for (const p of snapshot.permissions) this.hitl.openPermission(p);
     for (const q of snapshot.questions) this.hitl.openQuestion(q);
   }
@@ -135,6 +138,7 @@ export class Normalizer {
   agentGone(why: 'daemon_restarted' | 'daemon_stopping'): Normalized[] {
     return this.batch.run(null, () => {
       this.items.failRestored();
+      this.subagents.endRestored(why);
       this.lifecycle.agentGone(why);
     });
   }

@@ -19,10 +19,13 @@ interface SubagentTrack {
 }
 
 type Started = Extract<Draft, { type: 'subagent.started' }>;
+type OpenSubagent = { subagent_id: string; parent_item_id: string | null };
 type Ended = Extract<Draft, { type: 'subagent.ended' }>;
 
 export class Subagents {
   private readonly byKey = new Map<string, SubagentTrack>();
+  /** Sub-agents a restored session had open when the daemon stopped, ended by endRestored. */
+  private restored: OpenSubagent[] = [];
 
   /** `itemId` maps an item key to its itm_ id (the ItemTable's), for `parent_item_id`. */
   constructor(
@@ -70,6 +73,22 @@ export class Subagents {
     for (const track of this.byKey.values()) {
       if (track.open && (all || !track.background)) this.close(track, { outcome }, DAEMON, reason);
     }
+  }
+
+  /** The open sub-agents, for the session's snapshot (a restarted daemon ends them). */
+  openForSnapshot(): OpenSubagent[] {
+    const open = [...this.byKey.values()].filter((t) => t.open).map((t) => ({ subagent_id: t.id, parent_item_id: t.parentItemId }));
+    return [...this.restored, ...open];
+  }
+
+  restore(open: OpenSubagent[]): void {
+    this.restored = open;
+  }
+
+  /** The agent is gone (see Normalizer.agentGone): what a restored session had open ends. */
+  endRestored(reason: string): void {
+    for (const s of this.restored) this.batch.emit({ type: 'subagent.ended', data: { ...s, outcome: 'interrupted', reason }, ...DAEMON });
+    this.restored = [];
   }
 
   private close(track: SubagentTrack, data: Ended['data'], origin: Origin, reason?: string): void {

@@ -22,6 +22,8 @@ export interface SessionSnapshot {
   openItems: UniversalItem[];
   /** Messages waiting in the session's queue (message-queue.ts); absent in rows written before it existed. */
   queue?: QueuedMessage[];
+  /** Sub-agents started and not ended (src/sessions/subagents.ts); absent in rows written before they existed. */
+  openSubagents?: { subagent_id: string; parent_item_id: string | null }[];
 }
 
 /** The part of a session's row that changes as it runs. */
