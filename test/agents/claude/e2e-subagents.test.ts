@@ -3,6 +3,8 @@
 // attribute the sub-agent's work to that call. One daemon and one fake model for the file: each
 // request picks its scenario by the `[scenario:NAME]` marker of its first prompt (the parent's or
 // the sub-agent's), each test has its own session.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../src/app.js';
 import type { UniversalEvent } from '../../../src/schema/events.js';
@@ -18,6 +20,8 @@ const agentCall = (prompt: string) => ({ call: 'Agent', input: { description: 'L
 const SCENARIOS = {
   main: [[{ text: 'Delegating.' }, agentCall('[scenario:sub] List the files.')], [{ text: 'The sub-agent is done.' }]],
   sub: [[{ text: 'Listing.' }, { tool: 'shell' as const, command: 'echo sub-was-here' }], [{ text: 'Found sub-was-here.' }]],
+  asks: [[agentCall('[scenario:asksub] Run it.')], [{ text: 'It ran.' }]],
+  asksub: [[{ tool: 'write' as const, path: 'from-sub.txt', content: 'asked-first\n' }], [{ text: 'Wrote it.' }]],
   slow: [[agentCall('[scenario:slowsub] Take your time.')], [{ text: 'after the interrupt' }]],
   slowsub: [[{ text: 'Thinking about it' }, { sleepMs: 8_000 }, { text: ' for a long time.' }], [{ text: 'never' }]],
 };
@@ -37,8 +41,8 @@ afterAll(async () => {
   sandbox?.cleanup();
 });
 
-async function create(sid: string): Promise<void> {
-  const res = await post(app, `/v1/sessions/${sid}`, { agent: 'claude', cwd: sandbox.work, env: claudeEnv(fake, sandbox, false), permissionMode: 'bypass' });
+async function create(sid: string, permissionMode = 'bypass'): Promise<void> {
+  const res = await post(app, `/v1/sessions/${sid}`, { agent: 'claude', cwd: sandbox.work, env: claudeEnv(fake, sandbox, false), permissionMode });
   expect(res.statusCode, res.body).toBe(200);
 }
 
@@ -118,5 +122,22 @@ describe('claude sub-agents (real CLI, fake model)', () => {
     expect(fake.requests.filter((r) => r.scenario === 'slowsub').length).toBe(subRequests);
     expect(of(next.events, 'subagent.started')).toEqual([]);
     expectNoUnparsed(await getEvents(app, 'sa-2'));
+  }, 60_000);
+
+  it('a permission the sub-agent asks for says so, and so does its resolution', async () => {
+    await create('sa-3', 'default');
+    const turn = await sendTurn(app, 'sa-3', '[scenario:asks] Delegate a command.', { timeoutMs: 30_000 });
+    const started = of(turn.events, 'subagent.started')[0];
+    const asked = of(turn.events, 'permission.requested')[0];
+    expect(asked, JSON.stringify(turn.events.map((e) => e.type))).toBeDefined();
+    expect(asked!.data).toMatchObject({ action: 'Write', subagent_id: started!.data.subagent_id });
+    expect((await post(app, `/v1/sessions/sa-3/permissions/${encodeURIComponent(asked!.data.permission_id)}/reply`, { reply: 'once' })).statusCode).toBe(204);
+    const rest = await eventsUntil(app, 'sa-3', turn.from, ['turn.ended'], 30_000);
+    expect(of(rest, 'permission.resolved')[0]?.data).toMatchObject({ status: 'approved', subagent_id: started!.data.subagent_id });
+    const result = of(rest, 'item.completed').find((e) => e.data.item.kind === 'tool_result' && e.data.item.content.some((p) => p.type === 'file_ref' && p.path === 'from-sub.txt'));
+    expect(sub(result!)).toBe(started!.data.subagent_id);
+    expect(readFileSync(join(sandbox.work, 'from-sub.txt'), 'utf8')).toBe('asked-first\n');
+    expect(of(rest, 'subagent.ended')[0]?.data).toMatchObject({ outcome: 'completed' });
+    expectNoUnparsed(await getEvents(app, 'sa-3'));
   }, 60_000);
 });
