@@ -3,6 +3,8 @@
 // daemon follows on the server's event stream and attributes to the task call. One daemon and one
 // fake model for the file: each request picks its scenario by the `[scenario:NAME]` marker of its
 // first prompt (the parent's or the sub-agent's); each test has its own session.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../src/app.js';
 import type { UniversalEvent } from '../../../src/schema/events.js';
@@ -16,6 +18,8 @@ const task = (prompt: string) => ({ call: 'task', input: { description: 'Look ar
 const SCENARIOS = {
   main: [[{ text: 'Delegating.' }, task('[scenario:sub] List the files.')], [{ text: 'The sub-agent is done.' }]],
   sub: [[{ text: 'Listing.' }, { tool: 'shell' as const, command: 'echo sub-was-here' }], [{ text: 'Found sub-was-here.' }]],
+  asks: [[task('[scenario:asksub] Write it.')], [{ text: 'It is written.' }]],
+  asksub: [[{ tool: 'write' as const, path: 'from-sub.txt', content: 'asked-first\n' }], [{ text: 'Wrote it.' }]],
   slow: [[task('[scenario:slowsub] Take your time.')], [{ text: 'after the interrupt' }]],
   slowsub: [[{ text: 'Thinking about it' }, { sleepMs: 8_000 }, { text: ' for a long time.' }], [{ text: 'never' }]],
 };
@@ -37,8 +41,8 @@ afterAll(async () => {
   sandbox?.cleanup();
 });
 
-async function create(sid: string): Promise<void> {
-  const res = await post(app, `/v1/sessions/${sid}`, { agent: 'opencode', cwd: sandbox.work, env, permissionMode: 'bypass' });
+async function create(sid: string, permissionMode = 'bypass'): Promise<void> {
+  const res = await post(app, `/v1/sessions/${sid}`, { agent: 'opencode', cwd: sandbox.work, env, permissionMode });
   expect(res.statusCode, res.body).toBe(200);
 }
 
@@ -108,5 +112,33 @@ describe('opencode sub-agents (real server, fake model)', () => {
     expect(of(next.events, 'turn.ended')[0]?.data.metadata).toMatchObject({ reason: 'completed' });
     expect(fake.requests.filter((r) => r.scenario === 'slowsub').length).toBe(subRequests);
     expectNoUnparsed(await getEvents(app, 'oa-2'));
+  }, 120_000);
+
+  it('a permission the sub-agent asks for says so, and so does its resolution', async () => {
+    await create('oa-3', 'default');
+    const from = await lastSequence(app, 'oa-3');
+    const answered = new Set<string>();
+    let events: UniversalEvent[] = [];
+    // Answer what is asked (the task call itself may be asked first) until the turn ends.
+    for (let round = 0; round < 5; round++) {
+      if (round === 0) expect((await post(app, '/v1/sessions/oa-3/messages', { message: '[scenario:asks] Delegate a write.' })).statusCode).toBe(204);
+      events = await eventsUntil(app, 'oa-3', from, ['turn.ended', 'permission.requested'], 60_000);
+      const open = of(events, 'permission.requested').filter((e) => !answered.has(e.data.permission_id));
+      if (events.some((e) => e.type === 'turn.ended')) break;
+      for (const p of open) {
+        answered.add(p.data.permission_id);
+        expect((await post(app, `/v1/sessions/oa-3/permissions/${encodeURIComponent(p.data.permission_id)}/reply`, { reply: 'once' })).statusCode).toBe(204);
+      }
+      if (open.length === 0) await new Promise((r) => setTimeout(r, 200));
+    }
+    events = await eventsUntil(app, 'oa-3', from, ['turn.ended'], 60_000);
+    const started = of(events, 'subagent.started')[0]!;
+    const write = of(events, 'permission.requested').find((e) => e.data.action === 'edit' || e.data.action === 'write');
+    expect(write, JSON.stringify(of(events, 'permission.requested').map((e) => e.data))).toBeDefined();
+    expect(write!.data.subagent_id).toBe(started.data.subagent_id);
+    const resolved = of(events, 'permission.resolved').find((e) => e.data.permission_id === write!.data.permission_id);
+    expect(resolved?.data).toMatchObject({ status: 'approved', subagent_id: started.data.subagent_id });
+    expect(readFileSync(join(sandbox.work, 'from-sub.txt'), 'utf8')).toBe('asked-first\n');
+    expectNoUnparsed(await getEvents(app, 'oa-3'));
   }, 120_000);
 });
