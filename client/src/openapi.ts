@@ -421,7 +421,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        UniversalEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["SessionEndedEvent"] | components["schemas"]["TurnStartedEvent"] | components["schemas"]["TurnEndedEvent"] | components["schemas"]["ItemStartedEvent"] | components["schemas"]["ItemDeltaEvent"] | components["schemas"]["ItemCompletedEvent"] | components["schemas"]["PermissionRequestedEvent"] | components["schemas"]["PermissionResolvedEvent"] | components["schemas"]["QuestionRequestedEvent"] | components["schemas"]["QuestionResolvedEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["AgentUnparsedEvent"] | components["schemas"]["MessageQueuedEvent"] | components["schemas"]["MessageDequeuedEvent"] | components["schemas"]["MessageSteeredEvent"] | components["schemas"]["SessionForkedEvent"] | components["schemas"]["UsageUpdatedEvent"];
+        UniversalEvent: components["schemas"]["SessionStartedEvent"] | components["schemas"]["SessionEndedEvent"] | components["schemas"]["TurnStartedEvent"] | components["schemas"]["TurnEndedEvent"] | components["schemas"]["ItemStartedEvent"] | components["schemas"]["ItemDeltaEvent"] | components["schemas"]["ItemCompletedEvent"] | components["schemas"]["PermissionRequestedEvent"] | components["schemas"]["PermissionResolvedEvent"] | components["schemas"]["QuestionRequestedEvent"] | components["schemas"]["QuestionResolvedEvent"] | components["schemas"]["ErrorEvent"] | components["schemas"]["AgentUnparsedEvent"] | components["schemas"]["MessageQueuedEvent"] | components["schemas"]["MessageDequeuedEvent"] | components["schemas"]["MessageSteeredEvent"] | components["schemas"]["SessionForkedEvent"] | components["schemas"]["UsageUpdatedEvent"] | components["schemas"]["SubagentStartedEvent"] | components["schemas"]["SubagentEndedEvent"];
         SessionStartedEvent: {
             /** @example evt_3k9x0q2m7c1v8b4n */
             event_id: string;
@@ -610,6 +610,11 @@ export interface components {
         };
         ItemEventData: {
             item: components["schemas"]["UniversalItem"];
+            /**
+             * @description The sub-agent this event was produced in (its subagent.started names it); absent for the main agent
+             * @example sub_4f9k2m0x7c1v8b3n
+             */
+            subagent_id?: string;
         };
         UniversalItem: {
             /** @description Daemon-generated id (itm_…) */
@@ -737,6 +742,11 @@ export interface components {
             item_id: string;
             native_item_id: string | null;
             delta: string;
+            /**
+             * @description The sub-agent this event was produced in (its subagent.started names it); absent for the main agent
+             * @example sub_4f9k2m0x7c1v8b3n
+             */
+            subagent_id?: string;
         };
         ItemCompletedEvent: {
             /** @example evt_3k9x0q2m7c1v8b4n */
@@ -796,6 +806,11 @@ export interface components {
             /** @enum {string} */
             status: "requested" | "approved" | "denied";
             metadata?: unknown;
+            /**
+             * @description The sub-agent this event was produced in (its subagent.started names it); absent for the main agent
+             * @example sub_4f9k2m0x7c1v8b3n
+             */
+            subagent_id?: string;
         };
         PermissionResolvedEvent: {
             /** @example evt_3k9x0q2m7c1v8b4n */
@@ -856,6 +871,11 @@ export interface components {
             /** @enum {string} */
             status: "requested" | "answered" | "rejected";
             response?: string;
+            /**
+             * @description The sub-agent this event was produced in (its subagent.started names it); absent for the main agent
+             * @example sub_4f9k2m0x7c1v8b3n
+             */
+            subagent_id?: string;
         };
         QuestionResolvedEvent: {
             /** @example evt_3k9x0q2m7c1v8b4n */
@@ -913,6 +933,11 @@ export interface components {
             message: string;
             code?: string;
             details?: unknown;
+            /**
+             * @description The sub-agent this event was produced in (its subagent.started names it); absent for the main agent
+             * @example sub_4f9k2m0x7c1v8b3n
+             */
+            subagent_id?: string;
         };
         AgentUnparsedEvent: {
             /** @example evt_3k9x0q2m7c1v8b4n */
@@ -1145,6 +1170,84 @@ export interface components {
             cache_creation_input_tokens: number;
             cost_usd?: number;
         };
+        SubagentStartedEvent: {
+            /** @example evt_3k9x0q2m7c1v8b4n */
+            event_id: string;
+            /** @description Dense per-session sequence: 1, 2, 3 … */
+            sequence: number;
+            /**
+             * @description RFC 3339 timestamp
+             * @example 2026-01-27T19:10:11.123Z
+             */
+            time: string;
+            session_id: string;
+            native_session_id: string | null;
+            /** @enum {string} */
+            source: "agent" | "daemon";
+            synthetic: boolean;
+            /** @description The native payload when include_raw=true; null otherwise */
+            raw: {
+                [key: string]: unknown;
+            } | unknown[] | string | number | boolean | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "subagent.started";
+            data: components["schemas"]["SubagentStartedData"];
+        };
+        SubagentStartedData: {
+            subagent_id: string;
+            /** @description The item_id of the tool call that launched it; null when the agent does not say */
+            parent_item_id: string | null;
+            /** @description The agent's own id for it (Claude's task id, OpenCode's child session id) */
+            native_subagent_id: string | null;
+            /** @description Set when a sub-agent launched it */
+            parent_subagent_id?: string;
+            description?: string;
+            prompt?: string;
+            /** @description The kind of sub-agent, as the agent names it (Claude's subagent_type, OpenCode's agent) */
+            agent_type?: string;
+            /** @description It runs on after the tool call returns (and may outlive the turn) */
+            background?: boolean;
+        };
+        SubagentEndedEvent: {
+            /** @example evt_3k9x0q2m7c1v8b4n */
+            event_id: string;
+            /** @description Dense per-session sequence: 1, 2, 3 … */
+            sequence: number;
+            /**
+             * @description RFC 3339 timestamp
+             * @example 2026-01-27T19:10:11.123Z
+             */
+            time: string;
+            session_id: string;
+            native_session_id: string | null;
+            /** @enum {string} */
+            source: "agent" | "daemon";
+            synthetic: boolean;
+            /** @description The native payload when include_raw=true; null otherwise */
+            raw: {
+                [key: string]: unknown;
+            } | unknown[] | string | number | boolean | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "subagent.ended";
+            data: components["schemas"]["SubagentEndedData"];
+        };
+        SubagentEndedData: {
+            subagent_id: string;
+            parent_item_id: string | null;
+            outcome: components["schemas"]["SubagentOutcome"];
+            /** @description What it reported back, when the agent says */
+            summary?: string;
+            /** @description Why the daemon ended it (turn_ended, session_ended) when the agent did not */
+            reason?: string;
+        };
+        /** @enum {string} */
+        SubagentOutcome: "completed" | "failed" | "interrupted";
         HealthResponse: {
             /**
              * @description 'draining' (with a 503) while the daemon shuts down

@@ -2,8 +2,9 @@
 // with their streamed text; the permissions and questions still pending; turn and end state. Pure
 // bookkeeping over the event union (no DOM), fed one event at a time in sequence order. The queue
 // of messages waiting to start is folded from message.queued / message.dequeued too, so the page
-// shows it without asking GET …/queue.
-import type { PermissionEventData, QuestionEventData, QueuedData, SessionEndedData, UniversalEvent, UniversalItem, UsageTotals } from './types.js';
+// shows it without asking GET …/queue. A sub-agent's work (events with data.subagent_id) goes into
+// its own lines, drawn under the tool call that launched it.
+import type { PermissionEventData, QuestionEventData, QueuedData, SessionEndedData, SubagentEndedData, SubagentStartedData, UniversalEvent, UniversalItem, UsageTotals } from './types.js';
 
 export interface ItemView {
   item: UniversalItem;
@@ -11,13 +12,24 @@ export interface ItemView {
   streamed: string;
 }
 
-/** One line of the transcript: an item, or an event shown in place (errors, ends, resolutions…). */
-export type Entry = { kind: 'item'; id: string } | { kind: 'event'; event: UniversalEvent };
+/** One line of the transcript: an item, an event shown in place (errors, ends, resolutions…), or a
+ *  sub-agent drawn where it started because the call that launched it is unknown. */
+export type Entry = { kind: 'item'; id: string } | { kind: 'event'; event: UniversalEvent } | { kind: 'subagent'; id: string };
+
+/** A sub-agent: its start and end, and the lines of its own work (nested under its tool call). */
+export interface SubagentView {
+  started: SubagentStartedData;
+  ended: SubagentEndedData | undefined;
+  entries: Entry[];
+}
 
 export class Transcript {
   readonly events: UniversalEvent[] = [];
   readonly items = new Map<string, ItemView>();
   readonly entries: Entry[] = [];
+  readonly subagents = new Map<string, SubagentView>();
+  /** The sub-agents each tool call item launched, drawn inside its card. */
+  readonly subagentsOf = new Map<string, string[]>();
   readonly permissions = new Map<string, PermissionEventData>();
   readonly questions = new Map<string, QuestionEventData>();
   /** Messages waiting in the session's queue, in the order they will start. */
@@ -53,7 +65,7 @@ export class Transcript {
           if (at >= 0 && this.isSteer(item)) this.entries.splice(at, 1);
         } else {
           this.items.set(item.item_id, { item, streamed: '' });
-          if (!this.isSteer(item)) this.entries.push({ kind: 'item', id: item.item_id });
+          if (!this.isSteer(item)) this.linesOf(event).push({ kind: 'item', id: item.item_id });
         }
         return;
       }
@@ -70,15 +82,28 @@ export class Transcript {
         return;
       case 'permission.resolved':
         this.permissions.delete(event.data.permission_id);
-        this.entries.push({ kind: 'event', event });
+        this.linesOf(event).push({ kind: 'event', event });
         return;
       case 'question.requested':
         this.questions.set(event.data.question_id, event.data);
         return;
       case 'question.resolved':
         this.questions.delete(event.data.question_id);
-        this.entries.push({ kind: 'event', event });
+        this.linesOf(event).push({ kind: 'event', event });
         return;
+      case 'subagent.started': {
+        const { subagent_id: id, parent_item_id: parent } = event.data;
+        if (this.subagents.has(id)) return;
+        this.subagents.set(id, { started: event.data, ended: undefined, entries: [] });
+        if (parent !== null && this.items.has(parent)) this.subagentsOf.set(parent, [...(this.subagentsOf.get(parent) ?? []), id]);
+        else this.linesOf(event).push({ kind: 'subagent', id });
+        return;
+      }
+      case 'subagent.ended': {
+        const view = this.subagents.get(event.data.subagent_id);
+        if (view) view.ended = event.data;
+        return;
+      }
       case 'turn.started':
         this.turnOpen = true;
         return;
@@ -107,13 +132,21 @@ export class Transcript {
         this.questions.clear();
         this.entries.push({ kind: 'event', event });
         return;
+      case 'error':
+        this.linesOf(event).push({ kind: 'event', event });
+        return;
       case 'session.started':
       case 'session.forked':
-      case 'error':
       case 'agent.unparsed':
         this.entries.push({ kind: 'event', event });
         return;
     }
+  }
+
+  /** Where an event's line goes: its sub-agent's lines (nested, or where it started), else the transcript's. */
+  private linesOf(event: UniversalEvent): Entry[] {
+    const id = event.type === 'subagent.started' ? event.data.parent_subagent_id : (event.data as { subagent_id?: string }).subagent_id;
+    return (id !== undefined ? this.subagents.get(id)?.entries : undefined) ?? this.entries;
   }
 
   /** A user message with the text of a steer still waiting for its item: that item, taken off the list. */

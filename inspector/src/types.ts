@@ -21,4 +21,6 @@ export type PermissionEventData = PermissionRequest;
 export type QuestionEventData = QuestionRequest;
 export type SessionEndedData = EventOf<'session.ended'>['data'];
 export type QueuedData = EventOf<'message.queued'>['data'];
+export type SubagentStartedData = EventOf<'subagent.started'>['data'];
+export type SubagentEndedData = EventOf<'subagent.ended'>['data'];
 export type Capabilities = NonNullable<AgentInfo['capabilities']>;

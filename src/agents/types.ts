@@ -11,6 +11,8 @@ import type {
   SessionEndedData,
   SessionStartedData,
   StderrOutput,
+  SubagentEndedData,
+  SubagentStartedData,
   TurnEndedData,
   TokenUsage,
   TurnStartedData,
@@ -28,7 +30,13 @@ export type DraftItem = Omit<UniversalItem, 'item_id' | 'parent_id'> & {
   parent_key?: string | null;
 };
 
-type Origin = { source?: 'agent' | 'daemon'; synthetic?: boolean };
+type Origin = {
+  source?: 'agent' | 'daemon';
+  synthetic?: boolean;
+  /** The key of the sub-agent this was produced in (its subagent.started draft's `key`); the
+   *  normalizer maps it to a `subagent_id`. An item keeps the sub-agent it started in. */
+  subagent_key?: string | undefined;
+};
 
 /** What a converter produces. The normalizer turns drafts into events; the log stamps them. */
 export type Draft = Origin &
@@ -51,6 +59,16 @@ export type Draft = Origin &
     | { type: 'error'; data: z.infer<typeof ErrorData> }
     | { type: 'agent.unparsed'; data: z.infer<typeof AgentUnparsedData> }
     | UsageDraft
+    | {
+        type: 'subagent.started';
+        /** Stable within the session (the agent's own id for the sub-agent, or the launching call's). */
+        key: string;
+        /** Key of the tool call item that launched it, if known. */
+        parent_key: string | null;
+        native_subagent_id: string | null;
+        data: Pick<SubagentStartedData, 'description' | 'prompt' | 'agent_type' | 'background'>;
+      }
+    | { type: 'subagent.ended'; key: string; data: Pick<SubagentEndedData, 'outcome' | 'summary'> }
   );
 
 /**

@@ -1,7 +1,9 @@
 // The universal event envelope and every event's data (docs/events.md), plus the events that are
-// ours: turn.started / turn.ended, and the queue, steer and fork events (delivery.ts).
+// ours: turn.started / turn.ended, the queue, steer and fork events (delivery.ts) and the sub-agent
+// events (subagent.ts).
 import { UniversalItem } from './content.js';
 import { MessageDequeuedData, MessageQueuedData, MessageSteeredData, SessionForkedData } from './delivery.js';
+import { inSubagent, SubagentEndedData, SubagentStartedData } from './subagent.js';
 import { TurnEndedData, TurnStartedData } from './turn.js';
 import { UsageUpdatedData } from './usage.js';
 import { z } from './zod.js';
@@ -9,6 +11,7 @@ import { z } from './zod.js';
 export * from './content.js';
 export * from './turn.js';
 export * from './usage.js';
+export * from './subagent.js';
 export { MessageDequeuedData, MessageQueuedData, MessageSteeredData, SessionForkedData } from './delivery.js';
 
 const Metadata = z.record(z.string(), z.unknown());
@@ -37,13 +40,13 @@ export const SessionEndedData = z
   .openapi('SessionEndedData');
 export type SessionEndedData = z.infer<typeof SessionEndedData>;
 
-export const ItemEventData = z.object({ item: UniversalItem }).openapi('ItemEventData');
+export const ItemEventData = z.object({ item: UniversalItem, ...inSubagent }).openapi('ItemEventData');
 export const ItemDeltaData = z
-  .object({ item_id: z.string(), native_item_id: z.string().nullable(), delta: z.string() })
+  .object({ item_id: z.string(), native_item_id: z.string().nullable(), delta: z.string(), ...inSubagent })
   .openapi('ItemDeltaData');
 
 export const ErrorData = z
-  .object({ message: z.string(), code: z.string().optional(), details: z.unknown().optional() })
+  .object({ message: z.string(), code: z.string().optional(), details: z.unknown().optional(), ...inSubagent })
   .openapi('ErrorData');
 export const AgentUnparsedData = z
   .object({ error: z.string(), location: z.string(), raw_hash: z.string().optional() })
@@ -51,7 +54,7 @@ export const AgentUnparsedData = z
 
 export const PermissionStatus = z.enum(['requested', 'approved', 'denied']);
 export const PermissionEventData = z
-  .object({ permission_id: z.string(), action: z.string(), status: PermissionStatus, metadata: z.unknown().optional() })
+  .object({ permission_id: z.string(), action: z.string(), status: PermissionStatus, metadata: z.unknown().optional(), ...inSubagent })
   .openapi('PermissionEventData');
 export type PermissionEventData = z.infer<typeof PermissionEventData>;
 
@@ -63,6 +66,7 @@ export const QuestionEventData = z
     options: z.array(z.string()),
     status: QuestionStatus,
     response: z.string().optional(),
+    ...inSubagent,
   })
   .openapi('QuestionEventData');
 export type QuestionEventData = z.infer<typeof QuestionEventData>;
@@ -87,6 +91,8 @@ export const EVENT_DATA = {
   'message.steered': MessageSteeredData,
   'session.forked': SessionForkedData,
   'usage.updated': UsageUpdatedData,
+  'subagent.started': SubagentStartedData,
+  'subagent.ended': SubagentEndedData,
 } as const;
 
 export type EventType = keyof typeof EVENT_DATA;
@@ -133,6 +139,8 @@ export const UniversalEvent = z
     eventVariant('message.steered'),
     eventVariant('session.forked'),
     eventVariant('usage.updated'),
+    eventVariant('subagent.started'),
+    eventVariant('subagent.ended'),
   ])
   .openapi('UniversalEvent');
 export type UniversalEvent = z.infer<typeof UniversalEvent>;

@@ -5,7 +5,7 @@ import type { Draft, DraftItem, TurnInput } from '../agents/types.js';
 import type { ContentPart, UniversalItem } from '../schema/events.js';
 import type { IdGenerator } from '../util/deps.js';
 import { DAEMON, type EventBatch, type Origin } from './event-batch.js';
-import { ItemTable } from './item-table.js';
+import { ItemTable, type ItemTrack } from './item-table.js';
 
 export class ItemEvents {
   private readonly items: ItemTable;
@@ -19,15 +19,21 @@ export class ItemEvents {
     this.items = new ItemTable(ids);
   }
 
-  start(item: DraftItem, origin: Origin): void {
-    const track = this.items.track(item);
-    if (track.started) return; // dedupe: agents repeat starts (e.g. on reconnect or update)
-    track.started = true;
-    this.batch.emit({ type: 'item.started', data: { item: this.items.universal(item, 'in_progress') }, ...origin });
+  /** The itm_ id of an item key (made on first sight, as for any item). */
+  idOf(key: string): string {
+    return this.items.track({ key }).id;
   }
 
-  delta(d: Extract<Draft, { type: 'item.delta' }>, origin: Origin): void {
-    const track = this.items.track({ key: d.key, native_item_id: d.native_item_id, ...d.stub });
+  /** `subagent`: the sub-agent it was produced in; an item keeps the first one it is given. */
+  start(item: DraftItem, origin: Origin, subagent?: string): void {
+    const track = this.tracked(item, subagent);
+    if (track.started) return; // dedupe: agents repeat starts (e.g. on reconnect or update)
+    track.started = true;
+    this.batch.emit({ type: 'item.started', data: { item: this.items.universal(item, 'in_progress'), ...inSub(track) }, ...origin });
+  }
+
+  delta(d: Extract<Draft, { type: 'item.delta' }>, origin: Origin, subagent?: string): void {
+    const track = this.tracked({ key: d.key, native_item_id: d.native_item_id, ...d.stub }, subagent);
     if (!track.started) {
       // A delta before its item (OpenCode's ordering rule): open a stub so the delta has a parent.
       const stub = { kind: 'message', role: 'assistant', ...d.stub } as const;
@@ -35,11 +41,11 @@ export class ItemEvents {
     }
     track.deltas = true;
     track.text += d.delta;
-    this.batch.emit({ type: 'item.delta', data: { item_id: track.id, native_item_id: d.native_item_id, delta: d.delta }, ...origin });
+    this.batch.emit({ type: 'item.delta', data: { item_id: track.id, native_item_id: d.native_item_id, delta: d.delta, ...inSub(track) }, ...origin });
   }
 
-  complete(item: DraftItem, origin: Origin): void {
-    const track = this.items.track(item);
+  complete(item: DraftItem, origin: Origin, subagent?: string): void {
+    const track = this.tracked(item, subagent);
     if (track.completed) return;
     if (!track.started) {
       // Messages start empty (their text arrives as the delta below); other kinds start whole.
@@ -50,10 +56,16 @@ export class ItemEvents {
     if (!track.deltas && text && (item.kind === 'message' || item.kind === 'system')) {
       // Every message streams at least once (delta policy), even from agents without deltas.
       track.deltas = true;
-      this.batch.emit({ type: 'item.delta', data: { item_id: track.id, native_item_id: item.native_item_id, delta: text }, ...DAEMON });
+      this.batch.emit({ type: 'item.delta', data: { item_id: track.id, native_item_id: item.native_item_id, delta: text, ...inSub(track) }, ...DAEMON });
     }
-    this.batch.emit({ type: 'item.completed', data: { item: this.items.universal(item, item.status) }, ...origin });
+    this.batch.emit({ type: 'item.completed', data: { item: this.items.universal(item, item.status), ...inSub(track) }, ...origin });
     this.items.settle(track);
+  }
+
+  private tracked(item: Partial<DraftItem> & { key: string }, subagent: string | undefined) {
+    const track = this.items.track(item);
+    if (subagent !== undefined && track.subagent === undefined) track.subagent = subagent;
+    return track;
   }
 
   /** The turn's user message, for agents that never echo it. */
@@ -90,6 +102,8 @@ export class ItemEvents {
     this.restoredItems = [];
   }
 }
+
+const inSub = (track: ItemTrack) => (track.subagent !== undefined ? { subagent_id: track.subagent } : {});
 
 function textOf(content: UniversalItem['content']): string {
   return content.map((p) => (p.type === 'text' ? p.text : '')).join('');

@@ -17,6 +17,8 @@ export interface ItemTrack {
   text: string;
   /** The last known shape, so a turn that ends with the item still open can close it. */
   last: DraftItem;
+  /** The sub-agent it was produced in: every event of the item says so, its forced close too. */
+  subagent?: string;
 }
 
 export class ItemTable {

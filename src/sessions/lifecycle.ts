@@ -24,13 +24,16 @@ export class Lifecycle {
   /** The message id of the running turn, when it was sent with a delivery (turn.started names it). */
   private messageId: string | undefined;
 
-  /** `closeOpen` fails the items and cancels the HITL requests a turn leaves open as it ends;
-   *  `usage` is told when a turn starts, and settles the session's totals as it ends. */
+  /** `closeOpen` fails the items, ends the sub-agents and cancels the HITL requests a turn leaves
+   *  open as it ends (`failed`: the turn ended in an error); `closeSession` ends what outlives a
+   *  turn (background sub-agents) as the session ends; `usage` is told when a turn starts, and
+   *  settles the session's totals as it ends. */
   constructor(
     private readonly caps: Capabilities,
     private readonly batch: EventBatch,
-    private readonly closeOpen: (cancelReason: string) => void,
+    private readonly closeOpen: (cancelReason: string, failed: boolean) => void,
     private readonly usage: UsageBook,
+    private readonly closeSession: () => void = () => undefined,
   ) {}
 
   get turnId(): string | null {
@@ -113,7 +116,7 @@ export class Lifecycle {
     // still opens in the stream: clients pair every turn.ended with a turn.started.
     this.announceTurn();
     this.turnAnnounced = false;
-    this.closeOpen(cancelReason);
+    this.closeOpen(cancelReason, metadata.reason === 'error');
     const turn_id = this.turn;
     metadata = this.usage.turnEnded(metadata, turn_id);
     this.turn = null;
@@ -200,6 +203,7 @@ export class Lifecycle {
   private endSession(data: SessionEndedData, origin: Origin): void {
     if (this.sessionEnded) return;
     this.sessionEnded = true;
+    this.closeSession();
     this.batch.emit({ type: 'session.ended', data, ...origin });
   }
 }

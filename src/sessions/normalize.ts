@@ -13,11 +13,13 @@ import { HitlBook } from './hitl.js';
 import { ItemEvents } from './item-events.js';
 import { Lifecycle } from './lifecycle.js';
 import { UsageBook } from './usage-book.js';
+import { Subagents } from './subagents.js';
 
 export class Normalizer {
   readonly hitl = new HitlBook();
   private readonly batch = new EventBatch();
   private readonly items: ItemEvents;
+  private readonly subagents: Subagents;
   private readonly lifecycle: Lifecycle;
   /** The session's running usage totals (usage-book.ts). */
   readonly usage = new UsageBook(this.batch);
@@ -29,7 +31,14 @@ export class Normalizer {
     ids: IdGenerator,
   ) {
     this.items = new ItemEvents(ids, this.batch);
-    this.lifecycle = new Lifecycle(caps, this.batch, (cancelReason) => this.closeOpen(cancelReason), this.usage);
+    this.subagents = new Subagents(ids, this.batch, (key) => this.items.idOf(key));
+    this.lifecycle = new Lifecycle(
+      caps,
+      this.batch,
+      (cancelReason, failed) => this.closeOpen(cancelReason, failed),
+      this.usage,
+      () => this.subagents.closeOpen('interrupted', 'session_ended', true),
+    );
   }
 
   /** Whether the drafts just normalized left the agent held after a step (and forgets it). */
@@ -150,6 +159,8 @@ export class Normalizer {
       // Items are open only within a turn; outside one there is nothing to walk.
       openItems: this.lifecycle.turnId ? this.items.openForSnapshot() : [],
       usage: this.usage.snapshot(),
+      // Background sub-agents outlive their turn, so these are kept whether a turn is open or not.
+      openSubagents: this.subagents.openForSnapshot(),
     };
   }
 
@@ -158,6 +169,7 @@ export class Normalizer {
     this.lifecycle.restore(snapshot, ended);
     this.items.restore(snapshot.openItems ?? []);
     this.usage.restore(snapshot.usage);
+    this.subagents.restore(snapshot.openSubagents ?? []);
     for (const p of snapshot.permissions) this.hitl.openPermission(p);
     for (const q of snapshot.questions) this.hitl.openQuestion(q);
   }
@@ -169,6 +181,7 @@ export class Normalizer {
   agentGone(why: 'daemon_restarted' | 'daemon_stopping'): Normalized[] {
     return this.batch.run(null, () => {
       this.items.failRestored();
+      this.subagents.endRestored(why);
       this.lifecycle.agentGone(why);
     });
   }
@@ -196,6 +209,11 @@ export class Normalizer {
 
   private draft(d: Draft): void {
     const origin = d.type === 'agent.unparsed' ? DAEMON : originOf(d);
+    if (d.type === 'subagent.started') return this.subagents.start(d, origin);
+    if (d.type === 'subagent.ended') return this.subagents.end(d, origin);
+    // Everything else a sub-agent produced says which one, additively, in `data` (docs/events.md).
+    const sub = d.type === 'agent.unparsed' ? undefined : this.subagents.idFor(d.subagent_key);
+    const tag = sub === undefined ? {} : { subagent_id: sub };
     switch (d.type) {
       case 'session.started': {
         const model = d.data.metadata?.model;
@@ -213,32 +231,42 @@ export class Normalizer {
       case 'turn.ended':
         return this.lifecycle.endTurn(d.data.metadata, origin);
       case 'item.started':
-        return this.items.start(d.item, origin);
+        return this.items.start(d.item, origin, sub);
       case 'item.delta':
-        return this.items.delta(d, origin);
+        return this.items.delta(d, origin, sub);
       case 'item.completed':
-        return this.items.complete(d.item, origin);
-      case 'permission.requested':
-        if (this.hitl.openPermission(d.data)) this.batch.emit({ type: d.type, data: d.data, ...origin });
+        return this.items.complete(d.item, origin, sub);
+      case 'permission.requested': {
+        const data = { ...d.data, ...tag };
+        if (this.hitl.openPermission(data)) this.batch.emit({ type: d.type, data, ...origin });
         return;
-      case 'permission.resolved':
-        this.hitl.closePermission(d.data.permission_id);
-        return this.batch.emit({ type: d.type, data: d.data, ...origin });
-      case 'question.requested':
-        if (this.hitl.openQuestion(d.data)) this.batch.emit({ type: d.type, data: d.data, ...origin });
+      }
+      case 'permission.resolved': {
+        const open = this.hitl.closePermission(d.data.permission_id);
+        const inherited = open?.subagent_id === undefined ? {} : { subagent_id: open.subagent_id };
+        return this.batch.emit({ type: d.type, data: { ...inherited, ...d.data, ...tag }, ...origin });
+      }
+      case 'question.requested': {
+        const data = { ...d.data, ...tag };
+        if (this.hitl.openQuestion(data)) this.batch.emit({ type: d.type, data, ...origin });
         return;
-      case 'question.resolved':
-        this.hitl.closeQuestion(d.data.question_id);
-        return this.batch.emit({ type: d.type, data: d.data, ...origin });
+      }
+      case 'question.resolved': {
+        const open = this.hitl.closeQuestion(d.data.question_id);
+        const inherited = open?.subagent_id === undefined ? {} : { subagent_id: open.subagent_id };
+        return this.batch.emit({ type: d.type, data: { ...inherited, ...d.data, ...tag }, ...origin });
+      }
       case 'error':
+        return this.batch.emit({ type: d.type, data: { ...d.data, ...tag }, ...origin });
       case 'agent.unparsed':
-        return this.batch.emit({ type: d.type, data: d.data, ...origin } as PendingEvent);
+        return this.batch.emit({ type: d.type, data: d.data, ...origin });
     }
   }
 
-  /** The turn is ending: its open items fail and its pending HITL requests are cancelled. */
-  private closeOpen(cancelReason: string): void {
+  /** The turn is ending: its open items fail, the sub-agents it ran end, its pending HITL requests are cancelled. */
+  private closeOpen(cancelReason: string, failed: boolean): void {
     this.items.failOpen();
+    this.subagents.closeOpen(failed ? 'failed' : 'interrupted', cancelReason, false);
     const cancelled = { reason: cancelReason };
     for (const p of [...this.hitl.permissions.values()]) {
       this.hitl.closePermission(p.permission_id);

@@ -26,6 +26,8 @@ export interface SessionSnapshot {
   usage?: UsageTotals;
   /** The budget in force and the one set (budget.ts); absent in rows written before they existed. */
   budget?: { inForce: Budget; set: Budget };
+  /** Sub-agents started and not ended (src/sessions/subagents.ts); absent in rows written before they existed. */
+  openSubagents?: { subagent_id: string; parent_item_id: string | null }[];
 }
 
 /** The part of a session's row that changes as it runs. */

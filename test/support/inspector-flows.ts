@@ -40,6 +40,35 @@ export function flowTests(ctx: BrowserTestContext): void {
       await screenshot(page, 'transcript-demo');
     });
 
+    it("nests a sub-agent's work under the tool call that launched it, collapsible", async () => {
+      const { page } = await ctx.open();
+      await createSession(page);
+      await send(page, 'subagent');
+      const t = transcript(page);
+      const call = t.getByRole('article', { name: 'Tool call delegate' });
+      const sub = call.getByRole('region', { name: 'Sub-agent explorer: Look around' });
+      await sub.getByText('completed', { exact: true }).waitFor();
+      await sub.getByText('List the files.').waitFor(); // its prompt
+      await sub.getByRole('article', { name: 'Assistant message' }).getByText('Listing the files.').waitFor();
+      await sub.getByRole('article', { name: 'Tool call list_files' }).waitFor();
+      await sub.getByRole('article', { name: 'Tool result' }).getByText('notes.txt', { exact: true }).waitFor();
+      await sub.getByText('Found notes.txt.').first().waitFor(); // its summary
+      // Its items are drawn only inside it; the main agent's reply is not.
+      expect(await t.getByRole('article', { name: 'Tool call list_files' }).count()).toBe(1);
+      expect(await sub.getByText('The sub-agent found notes.txt.').count()).toBe(0);
+      await t.getByText('The sub-agent found notes.txt.').waitFor();
+      await screenshot(page, 'transcript-subagent');
+
+      const collapse = sub.getByRole('button', { name: 'Collapse sub-agent' });
+      expect(await collapse.getAttribute('aria-expanded')).toBe('true');
+      await collapse.click();
+      const expand = sub.getByRole('button', { name: 'Expand sub-agent' });
+      expect(await expand.getAttribute('aria-expanded')).toBe('false');
+      await expect.poll(() => sub.getByRole('article', { name: 'Tool call list_files' }).count()).toBe(0);
+      await expand.click();
+      await sub.getByRole('article', { name: 'Tool call list_files' }).waitFor();
+    });
+
     it('streams text as deltas arrive, and interrupts a slow turn', async () => {
       const { page } = await ctx.open();
       await createSession(page);

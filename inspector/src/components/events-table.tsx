@@ -21,6 +21,8 @@ const TYPES = [
   'message.dequeued',
   'message.steered',
   'session.forked',
+  'subagent.started',
+  'subagent.ended',
   'error',
   'agent.unparsed',
 ] as const;

@@ -1,10 +1,12 @@
 // The transcript: items in the order they started, drawn from their parts; text that is still
 // streaming is shown as plain text as the deltas arrive (markdown once the item completes, so a
 // long stream is not re-parsed on every delta); events that are not items shown in place. Every
-// turn's end offers "Fork from here", enabled where the agent can fork.
+// turn's end offers "Fork from here", enabled where the agent can fork. A sub-agent's work is drawn
+// inside the card of the tool call that launched it, collapsible.
 import type { EventOf } from 'agentwire-client';
+import { useState } from 'preact/hooks';
 import { linkClick, sessionPath } from '../router.js';
-import type { ItemView, Transcript } from '../transcript.js';
+import type { Entry, ItemView, SubagentView, Transcript } from '../transcript.js';
 import type { UniversalEvent, UniversalItem } from '../types.js';
 import { Clipped, Part } from './parts.js';
 
@@ -32,8 +34,9 @@ function itemLabel(item: UniversalItem): string {
   }
 }
 
-function ItemCard(props: { view: ItemView }) {
+function ItemCard(props: { view: ItemView; transcript: Transcript; forking: Forking | undefined }) {
   const { item, streamed } = props.view;
+  const launched = props.transcript.subagentsOf.get(item.item_id) ?? [];
   const streaming = item.status === 'in_progress';
   const label = itemLabel(item);
   return (
@@ -47,7 +50,54 @@ function ItemCard(props: { view: ItemView }) {
       ) : (
         item.content.map((part, i) => <Part key={i} part={part} markdown={!streaming && item.kind === 'message'} />)
       )}
+      {launched.map((id) => (
+        <SubagentBlock key={id} view={props.transcript.subagents.get(id)!} transcript={props.transcript} forking={props.forking} />
+      ))}
     </article>
+  );
+}
+
+/** A sub-agent: what it was asked, how it ended, and its own lines; open while it runs. */
+function SubagentBlock(props: { view: SubagentView; transcript: Transcript; forking: Forking | undefined }) {
+  const { started, ended, entries } = props.view;
+  const [open, setOpen] = useState(true);
+  const title = [started.agent_type, started.description].filter((s) => s !== undefined && s !== '').join(': ') || started.subagent_id;
+  const state = ended ? ended.outcome : 'running';
+  return (
+    <section class={`subagent subagent-${state}`} aria-label={`Sub-agent ${title}`}>
+      <header>
+        <button type="button" class="link small" aria-expanded={open} aria-label={open ? 'Collapse sub-agent' : 'Expand sub-agent'} onClick={() => setOpen(!open)}>
+          {open ? '▾' : '▸'}
+        </button>
+        <span class="item-label">Sub-agent {title}</span>
+        <span class={`badge subagent-state-${state}`}>{state}</span>
+        {!open && <span class="muted small">{entries.length} lines</span>}
+      </header>
+      {open && (
+        <div class="subagent-lines">
+          {started.prompt && <Clipped text={started.prompt} class="plain subagent-prompt" />}
+          <Lines entries={entries} transcript={props.transcript} forking={props.forking} />
+          {ended?.summary && <Clipped text={ended.summary} class="plain subagent-summary" />}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Lines(props: { entries: Entry[]; transcript: Transcript; forking: Forking | undefined }) {
+  const t = props.transcript;
+  return (
+    <>
+      {props.entries.map((entry) =>
+        entry.kind === 'item' ? (
+          <ItemCard key={entry.id} view={t.items.get(entry.id)!} transcript={t} forking={props.forking} />
+        ) : entry.kind === 'subagent' ? (
+          <SubagentBlock key={entry.id} view={t.subagents.get(entry.id)!} transcript={t} forking={props.forking} />
+        ) : (
+          <EventNote key={`e${entry.event.sequence}`} event={entry.event} forking={props.forking} />
+        ),
+      )}
+    </>
   );
 }
 
@@ -155,9 +205,7 @@ export function TranscriptView(props: { transcript: Transcript; forking?: Forkin
   if (t.entries.length === 0) return <p class="muted">No events yet.</p>;
   return (
     <div class="transcript" aria-label="Transcript" role="log">
-      {t.entries.map((entry) =>
-        entry.kind === 'item' ? <ItemCard key={entry.id} view={t.items.get(entry.id)!} /> : <EventNote key={`e${entry.event.sequence}`} event={entry.event} forking={props.forking} />,
-      )}
+      <Lines entries={t.entries} transcript={t} forking={props.forking} />
     </div>
   );
 }

@@ -16,6 +16,7 @@ import { tokenUsage } from '../token-usage.js';
 import type { Converter, Draft } from '../types.js';
 import { guardedConverter, unparsedDraft } from '../unparsed.js';
 import { chunk, closeMessage } from './convert-messages.js';
+import { endedWithCall, inSubagent, parentToolCallOf } from './convert-subagents.js';
 import { failWaitingCalls, permissionCall, toolCall, toolCallUpdate } from './convert-tools.js';
 import {
   AgentNotification,
@@ -122,7 +123,11 @@ function notification(state: AcpState, method: string, params: unknown, native: 
   if (method !== 'session/update') return statusItem(state, method, boundedJson(params));
   const p = SessionNotification.safeParse(params);
   if (!p.success) return { state, events: [unparsed('session/update: malformed params', native)] };
-  return update(state, p.data.update, native);
+  const u = p.data.update;
+  const out = update(state, u, native);
+  const parent = parentToolCallOf(u);
+  const attributed = parent === undefined ? out : inSubagent(state, out, parent, u);
+  return u.sessionUpdate === 'tool_call_update' && typeof u.toolCallId === 'string' ? endedWithCall(attributed, u.toolCallId, u.status) : attributed;
 }
 
 function update(state: AcpState, u: { sessionUpdate: string } & Record<string, unknown>, native: unknown): Out {
@@ -208,7 +213,7 @@ function endTurn(state: AcpState, stopReason: string, usage: unknown): Out {
     context_usage: state.usage,
   });
   events.push({ type: 'turn.ended', data: { metadata: metadata as TurnEndedMetadata } });
-  return { state: { ...closed.state, lastMessage: null, tools: {}, permissions: {}, usage: undefined }, events };
+  return { state: { ...closed.state, lastMessage: null, tools: {}, permissions: {}, usage: undefined, subagents: {} }, events };
 }
 
 /** session/prompt's usage (inputTokens, outputTokens, cachedReadTokens, cachedWriteTokens, thoughtTokens). */

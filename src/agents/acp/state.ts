@@ -58,11 +58,13 @@ export interface AcpState {
   readonly permissions: Readonly<Record<string, { action: string; metadata: Record<string, unknown> }>>;
   /** The last usage_update, reported with turn.ended. */
   readonly usage: unknown;
+  /** Tool call ids whose sub-agent is running (convert-subagents.ts). */
+  readonly subagents: Readonly<Record<string, true>>;
 }
 
 export type Out = { state: AcpState; events: Draft[] };
 
-export const initialState = (): AcpState => ({ agentInfo: null, open: null, counter: 0, lastMessage: null, tools: {}, permissions: {}, usage: undefined });
+export const initialState = (): AcpState => ({ agentInfo: null, open: null, counter: 0, lastMessage: null, tools: {}, permissions: {}, usage: undefined, subagents: {} });
 
 export function statusItem(state: AcpState, label: string, detail: string, json?: unknown): Out {
   const n = state.counter + 1;

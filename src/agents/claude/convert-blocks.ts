@@ -14,6 +14,8 @@ export interface ToolRef {
   name: string;
   /** The file the tool works on (file_path / notebook_path), as the model wrote it. */
   path?: string;
+  /** The sub-agent that called it (its key: the Agent call's tool_use id), for its permission request. */
+  subagent?: string;
 }
 
 /** Tools that change files, with the file_ref action their call stands for. */

@@ -10,6 +10,7 @@ import type { ContentPart } from '../../schema/events.js';
 import type { Converter, Draft, DraftItem } from '../types.js';
 import { LOCATION, messagePart, summarise, toolCallItem, toolRef, toolResultItem, toolUse, unparsed, type ToolRef } from './convert-blocks.js';
 import { questionOrPermission } from './convert-hitl.js';
+import { inSubagent, subagentOf, subagentSystemLine } from './convert-subagents.js';
 import { holdsTurn, initialSteer, lifecycle, orphanEnded, type SteerState } from './convert-steer.js';
 import { ClaudeOut, StreamEvent, SystemInit } from './native.js';
 
@@ -26,6 +27,8 @@ export interface ClaudeState {
   readonly stepUsage?: { usage: unknown; model: unknown };
   /** The last result's total_cost_usd: Claude Code's is cumulative over its process (a turn's cost is the difference). */
   readonly costSoFar?: number;
+  /** Open messages a sub-agent printed, by message id: its key. They complete as it ends. */
+  readonly subagentMessages: Readonly<Record<string, string>>;
   /** The uuid of this turn's last `assistant` line: where `--resume-session-at` branches after it. */
   readonly lastAssistant: string | null;
   /** Steered messages and the CLI turns they run in (convert-steer.ts). Kept across turns. */
@@ -35,12 +38,17 @@ export interface ClaudeState {
 type Out = { state: ClaudeState; events: Draft[] };
 type LineOf<K extends ClaudeOut['type']> = Extract<ClaudeOut, { type: K }>;
 
-const initial = (): ClaudeState => ({ current: null, open: {}, tools: {}, statuses: 0, lastAssistant: null, steer: initialSteer });
+const initial = (): ClaudeState => ({ current: null, open: {}, tools: {}, subagentMessages: {}, statuses: 0, lastAssistant: null, steer: initialSteer });
 
 /** Lines that belong to a CLI turn's output (a late steered message's own turn is dropped whole). */
 const TURN_OUTPUT = new Set(['system', 'stream_event', 'assistant', 'user']);
 
-export const claudeConverter: Converter<ClaudeState> = guardedConverter(LOCATION, initial, convertLine);
+export const claudeConverter: Converter<ClaudeState> = guardedConverter(LOCATION, initial, (state, native) => {
+  const out = convertLine(state, native);
+  // A sub-agent's lines carry the Agent call's tool_use id (convert-subagents.ts).
+  const sub = native !== null && typeof native === 'object' ? subagentOf(native as Record<string, unknown>) : undefined;
+  return sub === undefined ? out : { state: out.state, events: inSubagent(sub, out.events) };
+});
 
 function convertLine(state: ClaudeState, native: unknown): Out {
   if (typeof native === 'string') return { state, events: [unparsed('not JSON', native)] };
@@ -66,7 +74,11 @@ function convertLine(state: ClaudeState, native: unknown): Out {
       return result(state, line);
     case 'control_request': {
       const draft = questionOrPermission(line.request_id, line.request);
-      return { state, events: [draft ?? unparsed(`unknown control request ${JSON.stringify(line.request.subtype)}`, native)] };
+      if (!draft) return { state, events: [unparsed(`unknown control request ${JSON.stringify(line.request.subtype)}`, native)] };
+      // A tool a sub-agent wants to run: the request says so (its tool_use was on the sub-agent's line).
+      const toolUseId = line.request.tool_use_id;
+      const sub = typeof toolUseId === 'string' ? state.tools[toolUseId]?.subagent : undefined;
+      return { state, events: inSubagent(sub, [draft]) };
     }
     case 'control_response':
       return controlResponse(state, line);
@@ -97,6 +109,20 @@ function system(state: ClaudeState, line: LineOf<'system'>, native: unknown): Ou
       // Other states (e.g. compacting) are worth a status item; `null` ends such a state.
       if (line.status === 'requesting' || line.status === null || line.status === undefined) return { state, events: [] };
       return statusItem(state, 'status', String(line.status as string), line.uuid);
+    case 'task_started':
+    case 'task_notification':
+    case 'task_updated': {
+      const drafts = subagentSystemLine(line);
+      if (!drafts) return statusItem(state, line.subtype, scalars(line), line.uuid);
+      const ended = drafts.find((d) => d.type === 'subagent.ended');
+      return ended ? subagentMessagesEnd(state, ended.key, drafts) : { state, events: drafts };
+    }
+    case 'task_progress': {
+      // The sub-agent's progress ("Running …"): a status item inside it.
+      const out = statusItem(state, line.subtype, scalars(line), line.uuid);
+      const key = typeof line.tool_use_id === 'string' ? line.tool_use_id : undefined;
+      return { state: out.state, events: inSubagent(key, out.events) };
+    }
     case 'api_retry': {
       const { attempt, max_retries, retry_delay_ms, error, error_status } = line;
       const http = error_status !== undefined && error_status !== null ? ` (HTTP ${String(error_status as number)})` : '';
@@ -190,13 +216,18 @@ function assistant(state: ClaudeState, line: LineOf<'assistant'>): Out {
   const events: Draft[] = [];
   // Without a message_start (no partial messages, or a synthetic API-error message) the message
   // opens here and completes at `result`.
-  if (!Object.hasOwn(state.open, id)) events.push({ type: 'item.started', item: message(id, [], 'in_progress') });
+  const opened = !Object.hasOwn(state.open, id);
+  if (opened) events.push({ type: 'item.started', item: message(id, [], 'in_progress') });
+  // A sub-agent's message has no message_start or message_stop (2.1.330 streams none of it): it
+  // completes when the sub-agent ends.
+  const sub = subagentOf(line);
+  const subagentMessages = opened && sub !== undefined ? { ...state.subagentMessages, [id]: sub } : state.subagentMessages;
   let parts = [...(state.open[id] ?? [])];
   let tools = state.tools;
   for (const block of line.message.content) {
     const tool = toolUse(block);
     if (tool) {
-      tools = { ...tools, [tool.id]: toolRef(id, tool) };
+      tools = { ...tools, [tool.id]: { ...toolRef(id, tool), ...(sub !== undefined ? { subagent: sub } : {}) } };
       events.push({ type: 'item.completed', item: toolCallItem(id, tool) });
       continue;
     }
@@ -204,7 +235,22 @@ function assistant(state: ClaudeState, line: LineOf<'assistant'>): Out {
     if (part) parts = [...parts, part];
   }
   const lastAssistant = line.uuid ?? state.lastAssistant;
-  return { state: { ...state, open: { ...state.open, [id]: parts }, tools, lastAssistant }, events };
+  return { state: { ...state, open: { ...state.open, [id]: parts }, tools, subagentMessages, lastAssistant }, events };
+}
+
+/** A sub-agent ended: the messages it left open complete first, inside it. */
+function subagentMessagesEnd(state: ClaudeState, key: string, drafts: Draft[]): Out {
+  const ids = Object.keys(state.subagentMessages).filter((id) => state.subagentMessages[id] === key && Object.hasOwn(state.open, id));
+  if (ids.length === 0) return { state, events: drafts };
+  const open = { ...state.open };
+  const subagentMessages = { ...state.subagentMessages };
+  const events: Draft[] = [];
+  for (const id of ids) {
+    events.push({ type: 'item.completed', item: message(id, [...(open[id] ?? [])], 'completed'), subagent_key: key });
+    delete open[id];
+    delete subagentMessages[id];
+  }
+  return { state: { ...state, open, subagentMessages }, events: [...events, ...drafts] };
 }
 
 function user(state: ClaudeState, line: LineOf<'user'>): Out {
@@ -233,7 +279,7 @@ function result(state: ClaudeState, line: LineOf<'result'>): Out {
     events.push({ type: 'error', data: { message, code: `claude_${line.subtype}` } });
   }
   // A steered message still queued runs as the CLI's next turn, which goes on the daemon's turn.
-  if (holdsTurn(state.steer)) return { state: { ...state, current: null, open: {}, tools: {} }, events };
+  if (holdsTurn(state.steer)) return { state: { ...state, current: null, open: {}, tools: {}, subagentMessages: {} }, events };
   const { total_cost_usd, duration_ms, num_turns, stop_reason, permission_denials } = line;
   // An interrupted turn ends with an error result too; the normalizer knows it was asked to stop.
   const usage = fromAnthropic(line.usage);

@@ -4,7 +4,7 @@ import type { ContentPart } from '../../schema/events.js';
 import type { Converter, Draft, DraftItem } from '../types.js';
 import { summariseIssues, unparsedDraft, guardedConverter } from '../unparsed.js';
 import { tokenUsage } from '../token-usage.js';
-import { MockOut, type MockPart } from './native.js';
+import { MockOut, subagentOf, type MockPart } from './native.js';
 
 type Role = 'assistant' | 'system';
 
@@ -15,7 +15,11 @@ export interface MockState {
 
 const LOCATION = 'mock.convert';
 
-export const mockConverter: Converter<MockState> = guardedConverter(LOCATION, () => ({ open: {} }), convertLine);
+export const mockConverter: Converter<MockState> = guardedConverter(LOCATION, () => ({ open: {} }), (state, native) => {
+  const out = convertLine(state, native);
+  const agent = subagentOf(native);
+  return agent === undefined ? out : { state: out.state, events: out.events.map((d) => ({ ...d, subagent_key: agent })) };
+});
 
 function convertLine(state: MockState, native: unknown): { state: MockState; events: Draft[] } {
   if (typeof native === 'string') return { state, events: [unparsed('not JSON', native)] };
@@ -65,6 +69,13 @@ function convertLine(state: MockState, native: unknown): { state: MockState; eve
       if (!usage) return emit(state, unparsed('usage: counts are not whole numbers', native));
       return emit(state, { type: 'usage', usage, ...(line.model ? { model: line.model } : {}), ...(line.wait ? { held: true } : {}) });
     }
+    case 'subagent_start': {
+      const { id, call, description, prompt, agent_type } = line;
+      const data = { ...(description !== undefined ? { description } : {}), ...(prompt !== undefined ? { prompt } : {}), ...(agent_type !== undefined ? { agent_type } : {}) };
+      return emit(state, { type: 'subagent.started', key: id, parent_key: call, native_subagent_id: id, data });
+    }
+    case 'subagent_end':
+      return emit(state, { type: 'subagent.ended', key: line.id, data: { outcome: line.outcome, ...(line.summary !== undefined ? { summary: line.summary } : {}) } });
     case 'done': {
       // A turn never leaves a message open on purpose; forget any so the state stays bounded.
       const u = line.usage && tokenUsage({ input: line.usage.input_tokens, output: line.usage.output_tokens, cacheRead: line.usage.cache_read_input_tokens });

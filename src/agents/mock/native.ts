@@ -20,6 +20,9 @@ export const MockPart = z.discriminatedUnion('kind', [
 ]);
 export type MockPart = z.infer<typeof MockPart>;
 
+/** On the lines a sub-agent produces: its id (from its subagent_start). */
+const inAgent = { agent: z.string().optional() };
+
 export const MockOut = z.discriminatedUnion('type', [
   /** First line after start: the mock's own session id and what it runs with. After `--resume`,
    * `resumed: true` and `turns`, the number of prompts the session had already been sent. */
@@ -36,14 +39,15 @@ export const MockOut = z.discriminatedUnion('type', [
     forked_from: z.string().optional(),
   }),
   /** An assistant (or system) message begins; `text` deltas follow; `message_end` closes it. */
-  z.object({ type: z.literal('message_start'), id: z.string(), role: z.enum(['assistant', 'system']) }),
-  z.object({ type: z.literal('text'), id: z.string(), chunk: z.string() }),
+  z.object({ type: z.literal('message_start'), id: z.string(), role: z.enum(['assistant', 'system']), ...inAgent }),
+  z.object({ type: z.literal('text'), id: z.string(), chunk: z.string(), ...inAgent }),
   z.object({
     type: z.literal('message_end'),
     id: z.string(),
     role: z.enum(['assistant', 'system']),
     parts: z.array(MockPart),
     interrupted: z.boolean().optional(),
+    ...inAgent,
   }),
   /** A tool invocation belonging to message `parent`. */
   z.object({
@@ -52,6 +56,7 @@ export const MockOut = z.discriminatedUnion('type', [
     parent: z.string(),
     tool: z.string(),
     input: z.record(z.string(), z.unknown()),
+    ...inAgent,
   }),
   z.object({
     type: z.literal('tool_result'),
@@ -61,6 +66,7 @@ export const MockOut = z.discriminatedUnion('type', [
     output: z.string(),
     files: z.array(MockPart).optional(),
     failed: z.boolean().optional(),
+    ...inAgent,
   }),
   /** A progress notice that is not part of any message. */
   z.object({ type: z.literal('progress'), id: z.string(), label: z.string(), detail: z.string().optional() }),
@@ -84,10 +90,26 @@ export const MockOut = z.discriminatedUnion('type', [
     reason: z.enum(['completed', 'interrupted']),
     usage: z.object({ input_tokens: z.number().int().nonnegative(), output_tokens: z.number().int().nonnegative(), cache_read_input_tokens: z.number().int().nonnegative().optional() }).optional(),
   }),
+  /** A sub-agent starts, launched by tool call `call`; lines it produces carry `agent: id`. */
+  z.object({
+    type: z.literal('subagent_start'),
+    id: z.string(),
+    call: z.string(),
+    description: z.string().optional(),
+    prompt: z.string().optional(),
+    agent_type: z.string().optional(),
+  }),
+  z.object({ type: z.literal('subagent_end'), id: z.string(), outcome: z.enum(['completed', 'failed', 'interrupted']), summary: z.string().optional() }),
   /** The mock ends its session on its own (command `end`) and exits 0 right after. */
   z.object({ type: z.literal('bye') }),
 ]);
 export type MockOut = z.infer<typeof MockOut>;
+
+/** Any line the mock's sub-agent produced carries the sub-agent's id here. */
+export const subagentOf = (line: unknown): string | undefined => {
+  const agent = line !== null && typeof line === 'object' ? (line as { agent?: unknown }).agent : undefined;
+  return typeof agent === 'string' ? agent : undefined;
+};
 
 // ---- daemon → mock (stdin) -------------------------------------------------------------------
 

@@ -81,6 +81,30 @@ function history(turn) {
   turn.done();
 }
 
+/**
+ * A sub-agent's work: a `delegate` call whose sub-agent (lines marked `agent`) says something,
+ * lists the files and reports back; the call's result is its summary.
+ * @param {Turn} turn
+ */
+function subagent(turn) {
+  const parent = turn.say('Delegating to a sub-agent.');
+  const call = turn.id('call');
+  const agent = `agent_${call}`;
+  turn.emit({ type: 'tool_call', id: call, parent, tool: 'delegate', input: { description: 'Look around', prompt: 'List the files.' } });
+  turn.emit({ type: 'subagent_start', id: agent, call, description: 'Look around', prompt: 'List the files.', agent_type: 'explorer' });
+  const msg = turn.id('msg');
+  turn.emit({ type: 'message_start', id: msg, role: 'assistant', agent });
+  turn.emit({ type: 'text', id: msg, chunk: 'Listing the files.', agent });
+  turn.emit({ type: 'message_end', id: msg, role: 'assistant', parts: [{ kind: 'text', value: 'Listing the files.' }], agent });
+  const inner = turn.id('call');
+  turn.emit({ type: 'tool_call', id: inner, parent: msg, tool: 'list_files', input: { path: '.' }, agent });
+  turn.emit({ type: 'tool_result', id: turn.id('res'), call: inner, parent: msg, output: 'notes.txt', agent });
+  turn.emit({ type: 'subagent_end', id: agent, outcome: 'completed', summary: 'Found notes.txt.' });
+  turn.emit({ type: 'tool_result', id: turn.id('res'), call, parent, output: 'Found notes.txt.' });
+  turn.reply('The sub-agent found notes.txt.');
+  turn.done();
+}
+
 /** @type {Map<string, Command>} */
 const COMMANDS = new Map([
   ['help', (turn) => (turn.reply(HELP.split(/(?<=\n)/)), turn.done())],
@@ -89,6 +113,7 @@ const COMMANDS = new Map([
   ['echo', (turn, _arg, text) => (turn.reply(text.trimStart().slice(4).replace(/^\s/, '')), turn.done())],
   ['shell', (turn, arg) => shell(turn, arg)],
   ['history', history],
+  ['subagent', subagent],
   [
     'demo',
     (turn) => {

@@ -9,6 +9,7 @@ export const HELP = [
   'demo - every item kind and content part in one turn',
   'markdown - a small markdown document, streamed',
   'tool - a write_file tool call and its result (nothing is written)',
+  'subagent - a delegate call whose sub-agent talks, lists files and reports back',
   'status - a progress notice and a short message',
   'image - a message with a picture part',
   'unknown - an artifact the daemon has no item kind for',

@@ -10,6 +10,8 @@ import type { PermissionEventData, QuestionEventData } from '../../schema/events
 import type { Converter, Draft, DraftItem } from '../types.js';
 import { unparsedDraft, guardedConverter } from '../unparsed.js';
 import { complete, initialParts, messageUpdated, openMessages, partDelta, partUpdated, type PartsState } from './convert-parts.js';
+import { childLifecycle, inChild, taskPartDrafts } from './convert-subagents.js';
+import { sessionOf } from './route.js';
 import {
   Envelope,
   MessageUpdated,
@@ -23,11 +25,15 @@ import {
   SessionCreated,
   SessionError,
   SessionStatus,
+  ToolPart,
 } from './native.js';
 
 export const LOCATION = 'opencode.convert';
 
 export interface OpencodeState {
+  /** The session's own OpenCode id (from session.created or the resume): events of other
+   *  sessions are its sub-agents' child sessions (convert-subagents.ts). */
+  readonly self: string | null;
   readonly parts: PartsState;
   /** Open permission requests by id (the reply event names only the id). */
   readonly permissions: Readonly<Record<string, PermissionEventData>>;
@@ -44,7 +50,7 @@ export interface OpencodeState {
 
 type Out = { state: OpencodeState; events: Draft[] };
 
-const initial = (): OpencodeState => ({ parts: initialParts(), permissions: {}, questions: {}, aborted: false, failed: false, busy: false, statuses: 0 });
+const initial = (): OpencodeState => ({ self: null, parts: initialParts(), permissions: {}, questions: {}, aborted: false, failed: false, busy: false, statuses: 0 });
 
 /** Not an OpenCode event: what the driver hands on when it resumes a session (the answer of
  *  GET /session/{id}, as `{type, properties: {sessionID, info}}`), since no session.created comes. */
@@ -117,6 +123,18 @@ function convertEvent(state: OpencodeState, native: unknown): Out {
   const envelope = Envelope.safeParse(native);
   if (!envelope.success) return { state, events: [unparsed('not an event {type, properties}', native)] };
   const { type, properties } = envelope.data;
+  const owner = sessionOf(native);
+  if (state.self !== null && owner !== undefined && owner !== state.self && type !== 'session.created' && type !== RESUMED) {
+    // A sub-agent's child session: its work is the sub-agent's; its idle ends the sub-agent only.
+    const own = childLifecycle(type, owner, properties);
+    if (own) return { state, events: own };
+    const out = convertTyped(state, type, properties, native);
+    return { state: out.state, events: inChild(owner, out.events) };
+  }
+  return convertTyped(state, type, properties, native);
+}
+
+function convertTyped(state: OpencodeState, type: string, properties: Record<string, unknown>, native: unknown): Out {
   const bad = (issue = 'malformed properties'): Out => ({ state, events: [unparsed(`${type}: ${issue}`, native)] });
   const withParts = (out: { parts: PartsState; events: Draft[] } | undefined): Out => (out ? { state: { ...state, parts: out.parts }, events: out.events } : bad('malformed part'));
   if (HITL_EVENTS.has(type)) return hitlEvent(state, type, properties) ?? bad();
@@ -127,7 +145,7 @@ function convertEvent(state: OpencodeState, native: unknown): Out {
       if (!p.success) return bad();
       const { id, directory, version, title } = p.data.info;
       const metadata = defined({ directory, version, title, resumed: type === RESUMED ? true : undefined });
-      return { state, events: [{ type: 'session.started', native_session_id: id, data: { metadata } }] };
+      return { state: { ...state, self: state.self ?? id }, events: [{ type: 'session.started', native_session_id: id, data: { metadata } }] };
     }
     case MCP_SERVERS: {
       const servers = isStringArray((properties as { servers?: unknown } | undefined)?.servers);
@@ -141,7 +159,10 @@ function convertEvent(state: OpencodeState, native: unknown): Out {
     }
     case 'message.part.updated': {
       const p = PartUpdated.safeParse(properties);
-      return p.success ? withParts(partUpdated(state.parts, p.data.part)) : bad();
+      if (!p.success) return bad();
+      const out = withParts(partUpdated(state.parts, p.data.part));
+      const task = p.data.part.type === 'tool' ? ToolPart.safeParse(p.data.part) : undefined;
+      return task?.success ? { state: out.state, events: [...out.events, ...taskPartDrafts(task.data)] } : out;
     }
     case 'message.part.delta': {
       const p = PartDelta.safeParse(properties);
@@ -245,7 +266,7 @@ function turnEnded(state: OpencodeState): Out {
     events.push(...out.events);
   }
   events.push({ type: 'turn.ended', data: { metadata: { reason: state.aborted ? 'interrupted' : state.failed ? 'error' : 'completed' } } });
-  return { state: { ...initial(), statuses: state.statuses }, events };
+  return { state: { ...initial(), self: state.self, statuses: state.statuses }, events };
 }
 
 function defined(record: Record<string, unknown>): Record<string, unknown> {

@@ -1,11 +1,11 @@
 // Which events of a server's stream belong to the session: its own, those naming no session (the
-// instance's bootstrap events, which the converter ignores), and the permission and question
-// requests of its subagents' child sessions (the `task` tool runs a child session whose requests
-// would otherwise wait for an answer nobody could give). The rest of a child's conversation stays
-// out: its session.idle would end the parent's turn.
+// instance's bootstrap events, which the converter ignores), and everything of its sub-agents'
+// child sessions (the `task` tool runs a child session): their messages and tools, which the
+// converter attributes to the sub-agent, and their permission and question requests, which would
+// otherwise wait for an answer nobody could give. A child's own session.created is not passed (it
+// would read as the session's start); the router learns the child from it.
 import { isObject } from '../../util/is-object.js';
 
-const CHILD_HITL = new Set(['permission.asked', 'permission.replied', 'question.asked', 'question.replied', 'question.rejected']);
 /** Child sessions remembered (a subagent can start subagents); more are not followed. */
 const MAX_CHILDREN = 1_000;
 
@@ -34,6 +34,6 @@ export class SessionRouter {
       if ((parent === this.sessionId || this.children.has(String(parent))) && this.children.size < MAX_CHILDREN) this.children.add(owner);
       return false;
     }
-    return this.children.has(owner) && typeof event.type === 'string' && CHILD_HITL.has(event.type);
+    return this.children.has(owner);
   }
 }

@@ -65,6 +65,21 @@ describe('mock e2e: commands', () => {
     expect(deltasOf(events, reply!.item_id)).toEqual(HELP.split(/(?<=\n)/));
   });
 
+  it('subagent: the sub-agent starts under the delegate call, its items say so, it ends before the call returns', async () => {
+    const { events } = await turn('subagent');
+    const call = completedItems(events).find((i) => i.kind === 'tool_call' && i.native_item_id === 'call_1')!;
+    const started = ofType(events, 'subagent.started')[0]!;
+    const ended = ofType(events, 'subagent.ended')[0]!;
+    expect(started.data).toEqual({ subagent_id: started.data.subagent_id, parent_item_id: call.item_id, native_subagent_id: 'agent_call_1', description: 'Look around', prompt: 'List the files.', agent_type: 'explorer' });
+    expect(ended.data).toEqual({ subagent_id: started.data.subagent_id, parent_item_id: call.item_id, outcome: 'completed', summary: 'Found notes.txt.' });
+    const inside = events.slice(events.indexOf(started) + 1, events.indexOf(ended));
+    expect(inside.map((e) => e.type)).toEqual(['item.started', 'item.delta', 'item.completed', 'item.started', 'item.completed', 'item.started', 'item.completed']);
+    expect(inside.every((e) => (e.data as { subagent_id?: string }).subagent_id === started.data.subagent_id)).toBe(true);
+    const after = events.slice(events.indexOf(ended) + 1).filter((e) => e.type.startsWith('item.'));
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.some((e) => 'subagent_id' in e.data)).toBe(false);
+  });
+
   it('demo: every item kind and every content part type in one turn', async () => {
     const { events } = await turn('demo');
     const items = completedItems(events);

@@ -22,15 +22,15 @@ describe('opencode session routing', () => {
     expect(router.accepts(ev('permission.asked', { sessionID: 'ses_x', id: 'per_1' }))).toBe(false);
   });
 
-  it("passes only the permission and question events of its subagents' child sessions (and theirs)", () => {
+  it("passes the events of its subagents' child sessions (and theirs), but not their session.created", () => {
     const router = new SessionRouter('ses_a');
     expect(router.accepts(ev('session.created', { sessionID: 'ses_child', info: { id: 'ses_child', parentID: 'ses_a' } }))).toBe(false);
     expect(router.accepts(ev('session.created', { sessionID: 'ses_grand', info: { id: 'ses_grand', parentID: 'ses_child' } }))).toBe(false);
     for (const child of ['ses_child', 'ses_grand']) {
       expect(router.accepts(ev('permission.asked', { sessionID: child, id: 'per_1' }))).toBe(true);
       expect(router.accepts(ev('question.rejected', { sessionID: child, requestID: 'que_1' }))).toBe(true);
-      expect(router.accepts(ev('session.idle', { sessionID: child }))).toBe(false);
-      expect(router.accepts(ev('message.updated', { sessionID: child, info: { sessionID: child } }))).toBe(false);
+      expect(router.accepts(ev('session.idle', { sessionID: child }))).toBe(true);
+      expect(router.accepts(ev('message.updated', { sessionID: child, info: { sessionID: child } }))).toBe(true);
     }
   });
 });

@@ -267,4 +267,45 @@ describe('Normalizer', () => {
     // The next turn continues the numbering.
     expect(second.turnStarted(input, null)[0]?.event.data).toEqual({ turn_id: 'turn_2' });
   });
+
+  describe('sub-agents', () => {
+    const call: DraftItem = { key: 'call_1', native_item_id: 'call_1', kind: 'tool_call', role: 'assistant', content: [], status: 'completed' };
+    const start: Draft = { type: 'subagent.started', key: 'a1', parent_key: 'call_1', native_subagent_id: 'a1', data: { description: 'd' } };
+
+    it('maps keys to sub_ ids, parents to the call, tags the work, dedupes starts and ends', () => {
+      const n = make();
+      n.turnStarted(input, null);
+      const out = n.agent([{ type: 'item.completed', item: call }, start, start, { type: 'item.completed', item: assistant('m1', 'hi'), subagent_key: 'a1' }, { type: 'subagent.ended', key: 'a1', data: { outcome: 'completed' } }, { type: 'subagent.ended', key: 'a1', data: { outcome: 'failed' } }], null);
+      const callId = (out[1]!.event.data as { item: { item_id: string } }).item.item_id;
+      const started = out.filter((o) => o.event.type === 'subagent.started');
+      expect(started.map((o) => o.event.data)).toEqual([{ subagent_id: 'sub_1', parent_item_id: callId, native_subagent_id: 'a1', description: 'd' }]);
+      const inside = out.filter((o) => o.event.type.startsWith('item.') && (o.event.data as { item?: { native_item_id: string } }).item?.native_item_id !== 'call_1');
+      expect(inside.map((o) => o.event.type)).toEqual(['item.started', 'item.delta', 'item.completed']);
+      expect(inside.every((o) => (o.event.data as { subagent_id?: string }).subagent_id === 'sub_1')).toBe(true);
+      expect(out.filter((o) => o.event.type === 'subagent.ended').map((o) => o.event.data)).toEqual([{ subagent_id: 'sub_1', parent_item_id: callId, outcome: 'completed' }]);
+    });
+
+    it('starts a sub-agent it never heard of when work is attributed to it', () => {
+      const n = make();
+      n.turnStarted(input, null);
+      const out = n.agent([{ type: 'error', data: { message: 'x' }, subagent_key: 'ghost' }], null);
+      expect(out.map((o) => [o.event.type, o.event.data])).toEqual([
+        ['subagent.started', { subagent_id: 'sub_1', parent_item_id: null, native_subagent_id: null }],
+        ['error', { message: 'x', subagent_id: 'sub_1' }],
+      ]);
+    });
+
+    it('a restarted daemon ends the sub-agents its snapshot had open', () => {
+      const first = make();
+      first.turnStarted(input, null);
+      first.agent([{ type: 'item.completed', item: call }, start], null);
+      const snapshot = first.snapshot();
+      expect(snapshot.openSubagents).toEqual([{ subagent_id: 'sub_1', parent_item_id: 'itm_2' }]);
+      const second = make();
+      second.restore(snapshot, false);
+      const out = second.agentGone('daemon_restarted');
+      expect(out.find((o) => o.event.type === 'subagent.ended')?.event.data).toEqual({ subagent_id: 'sub_1', parent_item_id: 'itm_2', outcome: 'interrupted', reason: 'daemon_restarted' });
+      expect(out.findIndex((o) => o.event.type === 'subagent.ended')).toBeLessThan(out.findIndex((o) => o.event.type === 'turn.ended'));
+    });
+  });
 });
