@@ -2,6 +2,7 @@
 // it with a fixed clock and counter ids and use inject(); main.ts listens.
 import { join } from 'node:path';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
+import websocket from '@fastify/websocket';
 import { AgentDiscovery } from './agents/discovery.js';
 import { defaultAgentsDir } from './agents/install.js';
 import { AgentOfferings } from './agents/offerings.js';
@@ -191,7 +192,10 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   if (cors) app.addHook('onRequest', gate.back);
   installJsonParser(app);
 
-  registerRoutes(app, ROUTES, { sessions, agents, offerings, config, metrics, isDraining: () => draining, startedAt: Date.now() });
+  // GET /v1/acp upgrades through the router, so the request gate checks it as every route
+  // (src/http/acp.ts); a frame is bounded as a body is.
+  await app.register(websocket, { options: { maxPayload: config.bodyLimitBytes } });
+  registerRoutes(app, ROUTES, { sessions, registry, agents, offerings, config, metrics, isDraining: () => draining, startedAt: Date.now() });
   installMetricsHooks(app, metrics);
   inspectorRoutes(app, { dir: deps.webDir, tokenRequired: config.token !== undefined });
 
