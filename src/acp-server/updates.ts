@@ -36,7 +36,17 @@ export function toolKind(name: string): string {
   return TOOL_KINDS[name] ?? 'other';
 }
 
+/**
+ * One event's updates. An event that becomes no update (a message's start, the completion of one
+ * already streamed, a tool's streamed output) goes out as `_agentwire/event`: every stored event
+ * reaches the client once, so a replay can be checked against the log sequence by sequence.
+ */
 export function mapEvent(state: UpdateState, event: UniversalEvent): { state: UpdateState; out: Outgoing[] } {
+  const mapped = mapOne(state, event);
+  return mapped.out.length > 0 ? mapped : { state: mapped.state, out: [{ kind: 'event', event }] };
+}
+
+function mapOne(state: UpdateState, event: UniversalEvent): { state: UpdateState; out: Outgoing[] } {
   switch (event.type) {
     case 'item.started':
       return started(state, event.data.item, event);
@@ -57,16 +67,14 @@ function started(state: UpdateState, item: UniversalItem, event: UniversalEvent)
   const entry = { kind: item.kind, role: item.role, streamed: false, thought, ...(call ? { callId: call.call_id } : {}) };
   const next = { ...state, items: { ...state.items, [item.item_id]: entry } };
   if (item.kind === 'tool_call' && call) return { state: next, out: [update(toolCall(item, call, 'pending'))] };
-  if (item.kind === 'message' || item.kind === 'tool_result') return { state: next, out: [] };
-  return { state: next, out: [{ kind: 'event', event }] };
+  return { state: next, out: [] };
 }
 
 function delta(state: UpdateState, itemId: string, text: string, event: UniversalEvent): { state: UpdateState; out: Outgoing[] } {
   const known = state.items[itemId];
-  if (!known || known.kind !== 'message' || (known.role === 'user' && state.ownTurn)) {
-    // A tool's streamed output is sent whole when its result completes; anything else as itself.
-    return { state, out: known?.kind === 'tool_result' || (known?.role === 'user' && state.ownTurn) ? [] : [{ kind: 'event', event }] };
-  }
+  // A tool's streamed output (sent whole when its result completes) and the echo of the client's
+  // own prompt go out as events.
+  if (!known || known.kind !== 'message' || (known.role === 'user' && state.ownTurn)) return { state, out: [] };
   const items = { ...state.items, [itemId]: { ...known, streamed: true } };
   return { state: { ...state, items }, out: [update(chunk(known.role === 'user' ? 'user_message_chunk' : known.thought ? 'agent_thought_chunk' : 'agent_message_chunk', text))] };
 }
@@ -81,11 +89,9 @@ function completed(state: UpdateState, item: UniversalItem, event: UniversalEven
       if (item.role === 'user') {
         // The client typed its own prompt; on a load (or another client's turn) it is shown.
         if (state.ownTurn) return { state: next, out: [] };
-        return { state: next, out: messageChunks(item, 'user_message_chunk', false) };
+        return { state: next, out: messageChunks(item, 'user_message_chunk', known) };
       }
-      const streamed = known?.streamed ?? false;
-      const out = messageChunks(item, 'agent_message_chunk', streamed);
-      return { state: next, out: out.length > 0 || streamed ? out : [{ kind: 'event', event }] };
+      return { state: next, out: messageChunks(item, 'agent_message_chunk', known) };
     }
     case 'tool_call': {
       const call = item.content.find((p) => p.type === 'tool_call');
@@ -116,13 +122,19 @@ function chunk(sessionUpdate: string, text: string): AcpUpdate {
   return { sessionUpdate, content: { type: 'text', text } };
 }
 
-/** A message not streamed as deltas, whole: text, public reasoning as a thought; other parts in _meta. */
-function messageChunks(item: UniversalItem, kind: string, streamed: boolean): Outgoing[] {
+/**
+ * A message's completion: what its deltas did not stream (the text of one that streamed none;
+ * public reasoning, which agents often give only here, as a thought), an image as a resource link,
+ * and the parts ACP has no chunk for in _meta.
+ */
+function messageChunks(item: UniversalItem, kind: string, known: UpdateState['items'][string] | undefined): Outgoing[] {
+  const streamedText = (known?.streamed ?? false) && !known?.thought;
+  const streamedThought = (known?.streamed ?? false) && (known?.thought ?? false);
   const out: Outgoing[] = [];
   const other: ContentPart[] = [];
   for (const part of item.content) {
-    if (part.type === 'text' && !streamed) out.push(update(chunk(kind, part.text)));
-    else if (part.type === 'reasoning' && !streamed && part.visibility === 'public') out.push(update(chunk('agent_thought_chunk', part.text)));
+    if (part.type === 'text' && !streamedText) out.push(update(chunk(kind, part.text)));
+    else if (part.type === 'reasoning' && !streamedThought && part.visibility === 'public') out.push(update(chunk('agent_thought_chunk', part.text)));
     else if (part.type === 'image') out.push(update({ sessionUpdate: kind, content: { type: 'resource_link', name: part.path, uri: fileUri(part.path), ...(part.mime ? { mimeType: part.mime } : {}) } }));
     else if (part.type !== 'text' && part.type !== 'reasoning') other.push(part);
     else if (part.type === 'reasoning' && part.visibility === 'private') other.push(part);

@@ -4,7 +4,7 @@
 // agent sends (session/update notifications, `_agentwire/event` notifications) and answers the
 // agent's requests (permissions, elicitations) with what the test chose.
 import { Readable, Writable } from 'node:stream';
-import { client, ndJsonStream, type ClientConnection, type SessionNotification, type Stream } from '@agentclientprotocol/sdk';
+import { client, ndJsonStream, type ClientConnection, type AnyMessage, type SessionNotification, type Stream } from '@agentclientprotocol/sdk';
 import { createWebSocketStream } from '@agentclientprotocol/sdk/experimental/ws-client';
 import { WebSocket } from 'ws';
 import type { UniversalEvent } from '../../src/schema/events.js';
@@ -46,13 +46,11 @@ function makeClient(stream: Stream, clientCapabilities: Record<string, unknown>)
   const app = client({ name: 'agentwire-tests' })
     .onNotification('session/update', ({ params }) => {
       recorded.updates.push(params);
-      recorded.arrivals.push({ sessionId: params.sessionId, sequence: (params._meta as { agentwire: { sequence: number } }).agentwire.sequence });
     })
     .onNotification('*', ({ method, params }) => {
       if (method !== '_agentwire/event') return;
       const p = params as { sessionId: string; event: UniversalEvent };
       recorded.events.push(p);
-      recorded.arrivals.push({ sessionId: p.sessionId, sequence: p.event.sequence });
     })
     .onRequest('session/request_permission', ({ params }) => {
       recorded.requests.push({ method: 'session/request_permission', params: params as unknown as Record<string, unknown> });
@@ -63,7 +61,17 @@ function makeClient(stream: Stream, clientCapabilities: Record<string, unknown>)
       recorded.requests.push({ method: 'elicitation/create', params: params as unknown as Record<string, unknown> });
       return (answer.elicitation?.(params as unknown as Record<string, unknown>) ?? { action: 'decline' }) as never;
     });
-  const connection = app.connect(stream);
+  // Arrivals are recorded off the wire, before the SDK dispatches them (its handlers of different
+  // methods may run in another order than the messages came).
+  const tap = new TransformStream<AnyMessage, AnyMessage>({
+    transform(message, controller) {
+      const m = message as { method?: string; params?: { sessionId?: string; _meta?: { agentwire?: { sequence?: number } }; event?: UniversalEvent } };
+      if (m.method === 'session/update') recorded.arrivals.push({ sessionId: m.params!.sessionId!, sequence: m.params!._meta!.agentwire!.sequence! });
+      if (m.method === '_agentwire/event') recorded.arrivals.push({ sessionId: m.params!.sessionId!, sequence: m.params!.event!.sequence });
+      controller.enqueue(message);
+    },
+  });
+  const connection = app.connect({ writable: stream.writable, readable: stream.readable.pipeThrough(tap) });
   void clientCapabilities; // sent by the test's own initialize
   return Object.assign(recorded, {
     connection,
