@@ -131,7 +131,7 @@ export class AcpConnection {
     if (typeof after !== 'number' || !Number.isInteger(after) || after < 0) throw new RpcError(INVALID_PARAMS, '_meta.agentwire.after_sequence must be a non-negative integer');
     const followed = this.follow(session, after);
     await followed.follower.caughtUpNow();
-    return { modes: modeState(session.driver, session.request.agentMode), _meta: { agentwire: { sequence: followed.follower.sequence, agent: session.request.agent } } };
+    return { modes: modeState(session.driver, session.request.agentMode), _meta: { agentwire: { sequence: followed.follower.sequence, agent: session.request.agent, status: session.status } } };
   }
 
   private async listSessions(params: Record<string, unknown>): Promise<unknown> {
