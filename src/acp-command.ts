@@ -68,7 +68,7 @@ export function acpUrl(given: string | undefined, env: NodeJS.ProcessEnv): URL {
   }
   const scheme = { 'http:': 'ws:', 'https:': 'wss:', 'ws:': 'ws:', 'wss:': 'wss:' }[base.protocol];
   if (!scheme) throw new Error(`--url ${given}: use http://, https://, ws:// or wss://`);
-  const url = new URL(base.toString());
+  const url = base;
   url.protocol = scheme;
   if (!url.pathname.endsWith('/v1/acp')) url.pathname = `${url.pathname.replace(/\/$/, '')}/v1/acp`;
   return url;

@@ -177,14 +177,14 @@ export class AcpConnection {
 
   private follow(session: Session, after: number): Followed {
     this.followed.get(session.id)?.follower.stop();
-    const followed: Followed = { session, state: initialUpdateState(), pending: new Map(), asked: new Set() } as Followed;
-    followed.follower = new SessionFollower(session.log, after, {
+    const follower = new SessionFollower(session.log, after, {
       event: (event, live) => this.onEvent(followed, event, live),
       full: () => this.transport.full(),
       closed: () => {
         if (this.followed.get(session.id) === followed) this.followed.delete(session.id);
       },
     });
+    const followed: Followed = { session, follower, state: initialUpdateState(), pending: new Map(), asked: new Set() };
     this.followed.set(session.id, followed);
     return followed;
   }

@@ -7,6 +7,7 @@
 // items, HITL resolutions) is not dropped: it goes out as the `_agentwire/event` extension
 // notification carrying the whole universal event.
 import type { ContentPart, UniversalEvent, UniversalItem } from '../schema/events.js';
+import { isObject } from '../util/is-object.js';
 
 /** One ACP `SessionUpdate` (the `update` of a session/update notification). */
 export type AcpUpdate = Record<string, unknown> & { sessionUpdate: string };
@@ -54,8 +55,12 @@ function mapOne(state: UpdateState, event: UniversalEvent): { state: UpdateState
       return delta(state, event.data.item_id, event.data.delta, event);
     case 'item.completed':
       return completed(state, event.data.item, event);
-    case 'turn.ended':
-      return { state: { ...state, ownTurn: false }, out: [{ kind: 'event', event }] };
+    case 'turn.ended': {
+      // The context window an ACP agent reported (the ACP driver keeps it as context_usage).
+      const context = event.data.metadata.context_usage;
+      const usage = isObject(context) && typeof context.used === 'number' && typeof context.size === 'number' ? [update({ sessionUpdate: 'usage_update', ...context })] : [];
+      return { state: { ...state, ownTurn: false }, out: [...usage, { kind: 'event', event }] };
+    }
     default:
       return { state, out: [{ kind: 'event', event }] };
   }

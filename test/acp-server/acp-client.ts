@@ -30,17 +30,17 @@ export interface AcpTestClient extends Recorded {
   close(): void;
 }
 
-export function connectWs(url: string, token: string | undefined, clientCapabilities: Record<string, unknown> = {}): AcpTestClient {
+export function connectWs(url: string, token: string | undefined): AcpTestClient {
   const stream = createWebSocketStream(url, { WebSocket: WebSocket as never, ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}) });
-  return makeClient(stream as Stream, clientCapabilities);
+  return makeClient(stream as Stream);
 }
 
-export function connectStdio(stdin: NodeJS.WritableStream, stdout: NodeJS.ReadableStream, clientCapabilities: Record<string, unknown> = {}): AcpTestClient {
+export function connectStdio(stdin: NodeJS.WritableStream, stdout: NodeJS.ReadableStream): AcpTestClient {
   const stream = ndJsonStream(Writable.toWeb(stdin as Writable) as WritableStream<Uint8Array>, Readable.toWeb(stdout as Readable) as ReadableStream<Uint8Array>);
-  return makeClient(stream, clientCapabilities);
+  return makeClient(stream);
 }
 
-function makeClient(stream: Stream, clientCapabilities: Record<string, unknown>): AcpTestClient {
+function makeClient(stream: Stream): AcpTestClient {
   const recorded: Recorded = { updates: [], events: [], requests: [], arrivals: [] };
   const answer: AcpTestClient['answer'] = { permission: () => 'once' };
   const app = client({ name: 'agentwire-tests' })
@@ -72,7 +72,6 @@ function makeClient(stream: Stream, clientCapabilities: Record<string, unknown>)
     },
   });
   const connection = app.connect({ writable: stream.writable, readable: stream.readable.pipeThrough(tap) });
-  void clientCapabilities; // sent by the test's own initialize
   return Object.assign(recorded, {
     connection,
     answer,
