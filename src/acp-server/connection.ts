@@ -6,6 +6,7 @@
 // A connection that closes leaves its sessions and their turns running: a client that reconnects
 // resumes with session/load and `_meta.agentwire.after_sequence` (docs/acp-server.md, "Resume").
 import type { FastifyBaseLogger } from 'fastify';
+import { ApiError } from '../errors.js';
 import { requireDriver, type AgentRegistry } from '../agents/registry.js';
 import type { SessionManager } from '../sessions/session-manager.js';
 import type { Session } from '../sessions/session.js';
@@ -36,7 +37,7 @@ interface Followed {
   follower: SessionFollower;
   state: UpdateState;
   /** The session/prompt to answer at the first turn.ended after `after`. */
-  prompt?: { after: number; answer: (result: unknown) => void };
+  prompt?: { after: number; answer: (result: unknown) => void; fail: (err: unknown) => void };
   /** Permission and question requests seen and not resolved, by id; asked once live. */
   pending: Map<string, UniversalEvent>;
   asked: Set<string>;
@@ -148,7 +149,7 @@ export class AcpConnection {
     const after = session.log.lastAppended;
     return new Promise((resolve, reject) => {
       // Answered by onEvent at the turn's turn.ended, after every update of the turn went out.
-      const pending = { after, answer: resolve };
+      const pending = { after, answer: resolve, fail: reject };
       followed.prompt = pending;
       session.send(body).catch((err: unknown) => {
         if (followed.prompt === pending) delete followed.prompt;
@@ -180,8 +181,11 @@ export class AcpConnection {
     const follower = new SessionFollower(session.log, after, {
       event: (event, live) => this.onEvent(followed, event, live),
       full: () => this.transport.full(),
+      // The session was deleted or the daemon is stopping: no turn.ended will come.
       closed: () => {
         if (this.followed.get(session.id) === followed) this.followed.delete(session.id);
+        followed.prompt?.fail(new ApiError('session_ended', `Session '${session.id}' was deleted, or the daemon is stopping, before the turn ended.`, { sessionId: session.id }));
+        delete followed.prompt;
       },
     });
     const followed: Followed = { session, follower, state: initialUpdateState(), pending: new Map(), asked: new Set() };

@@ -136,6 +136,18 @@ describe('ACP over WebSocket (mock agent)', () => {
     await expectExactly(c, sessionId);
   });
 
+  it('answers a prompt whose session is deleted mid-turn (reason terminated)', async () => {
+    const c = await connect();
+    const sessionId = await newSession(c);
+    const running = prompt(c, sessionId, 'slow 50');
+    await waitFor(() => textOf(c, 'agent_message_chunk').includes('tick 1'), 5000, 'a tick');
+    const deleted = await app.app.inject({ method: 'DELETE', url: `/v1/sessions/${sessionId}`, headers: auth });
+    expect(deleted.statusCode).toBe(204);
+    const result = await running;
+    expect(result).toMatchObject({ stopReason: 'end_turn', _meta: { agentwire: { reason: 'terminated' } } });
+    expect(c.events.map((e) => e.event.type)).toContain('session.ended');
+  });
+
   it('session/load replays exactly the stored events of a session created over HTTP', async () => {
     const created = await app.app.inject({ method: 'POST', url: '/v1/sessions/acp-http-made', headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify({ agent: 'mock' }) });
     expect(created.statusCode, created.body).toBe(200);
