@@ -8,8 +8,9 @@
 //   - the session/prompt requests in flight: a prompt cut off from its answer is answered by the
 //     bridge when its turn's turn.ended (an `_agentwire/event`) arrives on the resumed stream;
 //     other requests in flight are answered with an error to retry, as their answer is lost;
-//   - the daemon's own requests (permissions) under ids of the bridge, so an answer meant for a
-//     connection that is gone is dropped rather than given to the new one (which asks again).
+//   - the daemon's own requests (permissions) under ids of the bridge: at a cut they are withdrawn
+//     from the editor ($/cancel_request) and a late answer is dropped, since the new connection
+//     asks again whatever is still open.
 import { WebSocket } from 'ws';
 import { promptResult } from './acp-server/requests.js';
 import { readLines } from './process/line-reader.js';
@@ -104,6 +105,12 @@ export class AcpBridge {
       }
     }
     this.inflight.clear();
+    // The daemon's open requests (permissions) died with their connection: withdrawn from the
+    // editor; the resumed connection asks again those still open.
+    for (const [id, origin] of this.daemonRequests) {
+      if (origin.generation === this.generation - 1) this.toEditor({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId: id } });
+    }
+    this.daemonRequests.clear();
     const delay = this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, 5000);
     setTimeout(() => this.connect(), delay);

@@ -40,7 +40,8 @@ interface Followed {
   prompt?: { after: number; answer: (result: unknown) => void; fail: (err: unknown) => void };
   /** Permission and question requests seen and not resolved, by id; asked once live. */
   pending: Map<string, UniversalEvent>;
-  asked: Set<string>;
+  /** Those asked of the client: the id of our request, while it is unanswered. */
+  asked: Map<string, RpcId | undefined>;
 }
 
 type Handler = (params: Record<string, unknown>) => Promise<unknown>;
@@ -188,7 +189,7 @@ export class AcpConnection {
         delete followed.prompt;
       },
     });
-    const followed: Followed = { session, follower, state: initialUpdateState(), pending: new Map(), asked: new Set() };
+    const followed: Followed = { session, follower, state: initialUpdateState(), pending: new Map(), asked: new Map() };
     this.followed.set(session.id, followed);
     return followed;
   }
@@ -208,6 +209,9 @@ export class AcpConnection {
     } else if (event.type === 'permission.resolved' || event.type === 'question.resolved') {
       const id = event.type === 'permission.resolved' ? event.data.permission_id : event.data.question_id;
       f.pending.delete(id);
+      // Answered elsewhere (another client, the policy, a timeout): the client's dialog is withdrawn.
+      const open = f.asked.get(id);
+      if (open !== undefined && this.outgoing.delete(open)) this.send({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId: open } });
       f.asked.delete(id);
     } else if (event.type === 'turn.ended' && f.prompt && event.sequence > f.prompt.after) {
       const { answer } = f.prompt;
@@ -219,28 +223,34 @@ export class AcpConnection {
   }
 
   private ask(f: Followed, id: string, event: UniversalEvent): void {
-    f.asked.add(id);
     const session = f.session;
+    const request = (method: string, params: unknown, answer: (response: RpcResponse) => void) => {
+      f.asked.set(id, this.request(method, params, (response) => {
+        f.asked.set(id, undefined);
+        answer(response);
+      }));
+    };
     if (event.type === 'permission.requested') {
       const { method, params } = permissionRequest(session.id, event);
-      this.request(method, params, (response) => {
+      request(method, params, (response) => {
         const reply = response.error ? 'reject' : permissionReply(response.result);
         session.replyPermission(id, reply).catch((err: unknown) => this.deps.logger.debug({ err, sessionId: session.id }, 'ACP permission reply not taken'));
       });
     } else if (event.type === 'question.requested') {
       const elicitation = isObject(this.clientCapabilities.elicitation) && isObject(this.clientCapabilities.elicitation.form);
       const { method, params } = questionRequest(session.id, event, elicitation);
-      this.request(method, params, (response) => {
+      request(method, params, (response) => {
         const answers = response.error ? null : questionAnswers(response.result, event, elicitation);
         session.replyQuestion(id, answers).catch((err: unknown) => this.deps.logger.debug({ err, sessionId: session.id }, 'ACP question reply not taken'));
       });
     }
   }
 
-  private request(method: string, params: unknown, answer: (response: RpcResponse) => void): void {
+  private request(method: string, params: unknown, answer: (response: RpcResponse) => void): RpcId {
     const id = ++this.nextId;
     this.outgoing.set(id, answer);
     this.send({ jsonrpc: '2.0', id, method, params });
+    return id;
   }
 }
 

@@ -16,6 +16,8 @@ export interface Recorded {
   events: { sessionId: string; event: UniversalEvent }[];
   /** Requests the agent made (method, params), in arrival order. */
   requests: { method: string; params: Record<string, unknown> }[];
+  /** Methods of the agent's requests it withdrew ($/cancel_request) before they were answered. */
+  withdrawn: string[];
   /** The sequence each update or event named, in arrival order. */
   arrivals: { sessionId: string; sequence: number }[];
 }
@@ -24,7 +26,7 @@ export interface AcpTestClient extends Recorded {
   connection: ClientConnection;
   request<T = Record<string, unknown>>(method: string, params: unknown): Promise<T>;
   /** How the next permission requests are answered: an optionId, or 'cancelled'. */
-  answer: { permission: (params: Record<string, unknown>) => string | 'cancelled'; elicitation?: (params: Record<string, unknown>) => Record<string, unknown> };
+  answer: { permission: (params: Record<string, unknown>) => string | 'cancelled' | Promise<string>; elicitation?: (params: Record<string, unknown>) => Record<string, unknown> };
   /** Every sequence named by what arrived (updates and events), in arrival order. */
   sequences(sessionId: string): number[];
   close(): void;
@@ -41,7 +43,7 @@ export function connectStdio(stdin: NodeJS.WritableStream, stdout: NodeJS.Readab
 }
 
 function makeClient(stream: Stream): AcpTestClient {
-  const recorded: Recorded = { updates: [], events: [], requests: [], arrivals: [] };
+  const recorded: Recorded = { updates: [], events: [], requests: [], arrivals: [], withdrawn: [] };
   const answer: AcpTestClient['answer'] = { permission: () => 'once' };
   const app = client({ name: 'agentwire-tests' })
     .onNotification('session/update', ({ params }) => {
@@ -52,9 +54,10 @@ function makeClient(stream: Stream): AcpTestClient {
       const p = params as { sessionId: string; event: UniversalEvent };
       recorded.events.push(p);
     })
-    .onRequest('session/request_permission', ({ params }) => {
+    .onRequest('session/request_permission', async ({ params, signal }) => {
       recorded.requests.push({ method: 'session/request_permission', params: params as unknown as Record<string, unknown> });
-      const chosen = answer.permission(params as unknown as Record<string, unknown>);
+      signal.addEventListener('abort', () => recorded.withdrawn.push('session/request_permission'));
+      const chosen = await answer.permission(params as unknown as Record<string, unknown>);
       return { outcome: chosen === 'cancelled' ? { outcome: 'cancelled' } : { outcome: 'selected', optionId: chosen } };
     })
     .onRequest('elicitation/create', ({ params }) => {

@@ -108,6 +108,25 @@ describe('ACP over WebSocket (mock agent)', () => {
     expect((await events(second)).find((e) => e.type === 'permission.resolved')?.data.status).toBe('denied');
   });
 
+  it('asks every client following the session; the first answer wins, the others are withdrawn', async () => {
+    const a = await connect();
+    const sessionId = await newSession(a);
+    const b = await connect();
+    await b.request('session/load', { sessionId, cwd: process.cwd(), mcpServers: [] });
+    let release: (v: string) => void = () => {};
+    b.answer.permission = () => new Promise<string>((resolve) => (release = resolve)); // b never decides
+    a.answer.permission = async () => {
+      await waitFor(() => b.requests.length === 1, 5000, 'the second client to be asked too');
+      return 'once';
+    };
+    expect((await prompt(a, sessionId, 'permission')).stopReason).toBe('end_turn');
+    await waitFor(() => b.withdrawn.length === 1, 5000, "the second client's request to be withdrawn");
+    release('reject'); // too late: nothing changes
+    const log = await events(sessionId);
+    expect(log.filter((e) => e.type === 'permission.resolved').map((e) => e.data.status)).toEqual(['approved']);
+    await expectExactly(b, sessionId);
+  });
+
   it('asks a question as an elicitation form when the client takes them, else as options', async () => {
     const plain = await connect();
     const s1 = await newSession(plain);
