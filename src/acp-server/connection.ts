@@ -121,8 +121,9 @@ export class AcpConnection {
 
   private async newSession(params: Record<string, unknown>): Promise<unknown> {
     const session = await this.deps.sessions.create(undefined, createRequest(params, this.deps.agent));
-    // The answer goes first; the session's first events follow it (after this tick).
-    setImmediate(() => this.follow(session, 0).follower.pump());
+    // The answer goes first; the session's first events follow it (after this tick), unless a
+    // request about the session came first and follows it already.
+    setImmediate(() => (this.followed.get(session.id) ?? this.follow(session, 0)).follower.pump());
     return { sessionId: session.id, modes: modeState(session.driver, session.request.agentMode), _meta: { agentwire: { agent: session.request.agent } } };
   }
 
