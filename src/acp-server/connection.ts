@@ -13,7 +13,7 @@ import type { Session } from '../sessions/session.js';
 import type { UniversalEvent } from '../schema/events.js';
 import { isObject } from '../util/is-object.js';
 import { SessionFollower } from './follower.js';
-import { permissionReply, permissionRequest, questionAnswers, questionRequest } from './hitl.js';
+import { permissionReply, permissionRequest, questionAnswers, questionRequest, type HitlAsk } from './hitl.js';
 import { errorResponse, INVALID_PARAMS, isNotification, isRequest, METHOD_NOT_FOUND, parseFrame, RpcError, toRpcError, type RpcId, type RpcMessage, type RpcResponse } from './json-rpc.js';
 import { agentwireMeta, createRequest, initializeResult, listEntry, messageRequest, modeState, promptResult } from './requests.js';
 import { initialUpdateState, mapEvent, type UpdateState } from './updates.js';
@@ -39,7 +39,7 @@ interface Followed {
   /** The session/prompt to answer at the first turn.ended after `after`. */
   prompt?: { after: number; answer: (result: unknown) => void; fail: (err: unknown) => void };
   /** Permission and question requests seen and not resolved, by id; asked once live. */
-  pending: Map<string, UniversalEvent>;
+  pending: Map<string, HitlAsk>;
   /** Those asked of the client: the id of our request, while it is unanswered. */
   asked: Map<string, RpcId | undefined>;
 }
@@ -134,6 +134,8 @@ export class AcpConnection {
     if (typeof after !== 'number' || !Number.isInteger(after) || after < 0) throw new RpcError(INVALID_PARAMS, '_meta.agentwire.after_sequence must be a non-negative integer');
     const followed = this.follow(session, after);
     await followed.follower.caughtUpNow();
+    // A replay with nothing after the cursor sends no event: what is open is asked here.
+    if (this.followed.get(session.id) === followed) this.askOpen(followed);
     return { modes: modeState(session.driver, session.request.agentMode), _meta: { agentwire: { sequence: followed.follower.sequence, agent: session.request.agent, status: session.status } } };
   }
 
@@ -191,6 +193,13 @@ export class AcpConnection {
       },
     });
     const followed: Followed = { session, follower, state: initialUpdateState(), pending: new Map(), asked: new Map() };
+    // A resume starts after its cursor: what is still waiting for an answer may have been asked
+    // before it, so it is taken from the session; the replay adds and closes the rest.
+    if (after > 0) {
+      const open = session.openRequests();
+      for (const data of open.permissions) followed.pending.set(data.permission_id, { type: 'permission.requested', data });
+      for (const data of open.questions) followed.pending.set(data.question_id, { type: 'question.requested', data });
+    }
     this.followed.set(session.id, followed);
     return followed;
   }
@@ -205,9 +214,9 @@ export class AcpConnection {
       if (out.kind === 'update') this.send({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: out.update, _meta } });
       else this.send({ jsonrpc: '2.0', method: '_agentwire/event', params: { sessionId, event: out.event, _meta } });
     }
-    if (event.type === 'permission.requested' || event.type === 'question.requested') {
-      f.pending.set(event.type === 'permission.requested' ? event.data.permission_id : event.data.question_id, event);
-    } else if (event.type === 'permission.resolved' || event.type === 'question.resolved') {
+    if (event.type === 'permission.requested') f.pending.set(event.data.permission_id, event);
+    else if (event.type === 'question.requested') f.pending.set(event.data.question_id, event);
+    else if (event.type === 'permission.resolved' || event.type === 'question.resolved') {
       const id = event.type === 'permission.resolved' ? event.data.permission_id : event.data.question_id;
       f.pending.delete(id);
       // Answered elsewhere (another client, the policy, a timeout): the client's dialog is withdrawn.
@@ -220,10 +229,15 @@ export class AcpConnection {
       answer(promptResult(event.data, event.sequence));
     }
     // Replayed requests are asked only once the replay has caught up and they are still open.
-    if (live) for (const [id, pending] of f.pending) if (!f.asked.has(id)) this.ask(f, id, pending);
+    if (live) this.askOpen(f);
   }
 
-  private ask(f: Followed, id: string, event: UniversalEvent): void {
+  /** Asks the client what it has not been asked yet of what is open. */
+  private askOpen(f: Followed): void {
+    for (const [id, pending] of f.pending) if (!f.asked.has(id)) this.ask(f, id, pending);
+  }
+
+  private ask(f: Followed, id: string, event: HitlAsk): void {
     const session = f.session;
     const request = (method: string, params: unknown, answer: (response: RpcResponse) => void) => {
       f.asked.set(id, this.request(method, params, (response) => {

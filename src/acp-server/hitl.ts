@@ -4,11 +4,16 @@
 // otherwise as a permission-style request with one option per answer plus a decline
 // (docs/acp-server.md, "Questions"). Builds the requests and reads the answers; the connection sends.
 import type { PermissionReply } from '../schema/api.js';
-import type { UniversalEvent } from '../schema/events.js';
+import type { PermissionEventData, QuestionEventData } from '../schema/events.js';
 import { isObject } from '../util/is-object.js';
 import { toolKind } from './updates.js';
 
-type Requested<T extends 'permission.requested' | 'question.requested'> = Extract<UniversalEvent, { type: T }>;
+/** A request to ask: its event's type and data, and its sequence when known (a replayed or live
+ *  event; one still open from before a resume's cursor is known by its data only). */
+export type HitlAsk =
+  | { type: 'permission.requested'; data: PermissionEventData; sequence?: number }
+  | { type: 'question.requested'; data: QuestionEventData; sequence?: number };
+type Requested<T extends HitlAsk['type']> = Extract<HitlAsk, { type: T }>;
 
 const PERMISSION_OPTIONS = [
   { optionId: 'once', name: 'Allow once', kind: 'allow_once' },
@@ -16,7 +21,7 @@ const PERMISSION_OPTIONS = [
   { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
 ] as const;
 
-const meta = (event: UniversalEvent) => ({ _meta: { agentwire: { sequence: event.sequence, event_type: event.type, data: event.data } } });
+const meta = (event: HitlAsk) => ({ _meta: { agentwire: { ...(event.sequence === undefined ? {} : { sequence: event.sequence }), event_type: event.type, data: event.data } } });
 
 export function permissionRequest(sessionId: string, event: Requested<'permission.requested'>): { method: string; params: unknown } {
   const { permission_id, action } = event.data;

@@ -93,25 +93,13 @@ describe('agentwire acp (stdio bridge to a daemon)', () => {
   });
 
   it('reconnects after a cut mid-turn: the prompt is answered, nothing lost or duplicated', async () => {
-    // A relay between the bridge and the daemon whose connections the test can drop.
-    const sockets = new Set<Socket>();
-    const relay: Server = createServer((inbound) => {
-      const outbound = netConnect(port, '127.0.0.1');
-      for (const s of [inbound, outbound]) {
-        sockets.add(s);
-        s.on('error', () => {});
-        s.on('close', () => sockets.delete(s));
-      }
-      inbound.pipe(outbound).pipe(inbound);
-    });
-    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-    const relayPort = (relay.address() as { port: number }).port;
+    const relay = await startRelay();
     try {
-      const c = await start(['--url', `http://127.0.0.1:${relayPort}`, '--token-file', tokenFile, '--agent', 'mock']);
+      const c = await start(['--url', `http://127.0.0.1:${relay.port}`, '--token-file', tokenFile, '--agent', 'mock']);
       const { sessionId } = await c.request<{ sessionId: string }>('session/new', { cwd: dataDir, mcpServers: [] });
       const running = prompt(c, sessionId, 'slow 25');
       await waitFor(() => textOf(c).includes('tick 3'), 5000, 'three ticks');
-      for (const s of sockets) s.destroy(); // the cut
+      relay.cut();
       expect((await running).stopReason).toBe('end_turn');
       expect(lastStderr()).toContain('the connection to the daemon was cut; reconnecting');
       const log = await daemonEvents(port, sessionId);
@@ -120,8 +108,45 @@ describe('agentwire acp (stdio bridge to a daemon)', () => {
       expect(textOf(c)).toContain('tick 25');
       expectNoUnparsed(log);
     } finally {
-      for (const s of sockets) s.destroy();
+      relay.close();
+    }
+  });
+
+  it('asks again, after a cut, a permission the editor had not answered; the old request is withdrawn', async () => {
+    const relay = await startRelay();
+    try {
+      const c = await start(['--url', `http://127.0.0.1:${relay.port}`, '--token-file', tokenFile, '--agent', 'mock']);
+      const { sessionId } = await c.request<{ sessionId: string }>('session/new', { cwd: dataDir, mcpServers: [] });
+      // The first request is left unanswered while the connection is cut; the second is allowed.
+      c.answer.permission = () => (c.requests.length === 1 ? (relay.cut(), new Promise<string>(() => {})) : 'once');
+      expect((await prompt(c, sessionId, 'permission')).stopReason).toBe('end_turn');
+      expect(c.requests).toHaveLength(2);
+      expect(c.withdrawn).toEqual(['session/request_permission']);
+      const log = await daemonEvents(port, sessionId);
+      expect(log.filter((e) => e.type === 'permission.resolved').map((e) => e.data.status)).toEqual(['approved']);
+      await waitFor(() => c.sequences(sessionId).at(-1) === log.at(-1)!.sequence, 5000, 'the last update');
+      expect(runs(c.sequences(sessionId))).toEqual(log.map((e) => e.sequence));
+    } finally {
       relay.close();
     }
   });
 });
+
+/** A TCP relay between the bridge and the daemon whose connections the test can drop. */
+async function startRelay(): Promise<{ port: number; cut: () => void; close: () => void }> {
+  const sockets = new Set<Socket>();
+  const relay: Server = createServer((inbound) => {
+    const outbound = netConnect(port, '127.0.0.1');
+    for (const s of [inbound, outbound]) {
+      sockets.add(s);
+      s.on('error', () => {});
+      s.on('close', () => sockets.delete(s));
+    }
+    inbound.pipe(outbound).pipe(inbound);
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  const cut = () => {
+    for (const s of sockets) s.destroy();
+  };
+  return { port: (relay.address() as { port: number }).port, cut, close: () => (cut(), relay.close()) };
+}
