@@ -13,7 +13,7 @@ import type { Session } from '../sessions/session.js';
 import type { UniversalEvent } from '../schema/events.js';
 import { isObject } from '../util/is-object.js';
 import { SessionFollower } from './follower.js';
-import { permissionReply, permissionRequest, questionAnswers, questionRequest, type HitlAsk } from './hitl.js';
+import { askClient, type ClientRequest, type HitlAsk } from './hitl.js';
 import { errorResponse, INVALID_PARAMS, isNotification, isRequest, METHOD_NOT_FOUND, parseFrame, RpcError, toRpcError, type RpcId, type RpcMessage, type RpcResponse } from './json-rpc.js';
 import { agentwireMeta, createRequest, initializeResult, listEntry, messageRequest, modeState, promptResult } from './requests.js';
 import { initialUpdateState, mapEvent, type UpdateState } from './updates.js';
@@ -237,28 +237,16 @@ export class AcpConnection {
     for (const [id, pending] of f.pending) if (!f.asked.has(id)) this.ask(f, id, pending);
   }
 
+  /** Asks the client; a reply the session no longer takes (answered elsewhere first) is only logged. */
   private ask(f: Followed, id: string, event: HitlAsk): void {
-    const session = f.session;
-    const request = (method: string, params: unknown, answer: (response: RpcResponse) => void) => {
+    const elicitation = isObject(this.clientCapabilities.elicitation) && isObject(this.clientCapabilities.elicitation.form);
+    const request: ClientRequest = (method, params, answer) => {
       f.asked.set(id, this.request(method, params, (response) => {
         f.asked.set(id, undefined);
         answer(response);
       }));
     };
-    if (event.type === 'permission.requested') {
-      const { method, params } = permissionRequest(session.id, event);
-      request(method, params, (response) => {
-        const reply = response.error ? 'reject' : permissionReply(response.result);
-        session.replyPermission(id, reply).catch((err: unknown) => this.deps.logger.debug({ err, sessionId: session.id }, 'ACP permission reply not taken'));
-      });
-    } else if (event.type === 'question.requested') {
-      const elicitation = isObject(this.clientCapabilities.elicitation) && isObject(this.clientCapabilities.elicitation.form);
-      const { method, params } = questionRequest(session.id, event, elicitation);
-      request(method, params, (response) => {
-        const answers = response.error ? null : questionAnswers(response.result, event, elicitation);
-        session.replyQuestion(id, answers).catch((err: unknown) => this.deps.logger.debug({ err, sessionId: session.id }, 'ACP question reply not taken'));
-      });
-    }
+    askClient(f.session, event, elicitation, request, (err) => this.deps.logger.debug({ err, sessionId: f.session.id }, 'ACP client answer not taken'));
   }
 
   private request(method: string, params: unknown, answer: (response: RpcResponse) => void): RpcId {

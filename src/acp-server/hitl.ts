@@ -4,6 +4,7 @@
 // otherwise as a permission-style request with one option per answer plus a decline
 // (docs/acp-server.md, "Questions"). Builds the requests and reads the answers; the connection sends.
 import type { PermissionReply } from '../schema/api.js';
+import type { Session } from '../sessions/session.js';
 import type { PermissionEventData, QuestionEventData } from '../schema/events.js';
 import { isObject } from '../util/is-object.js';
 import { toolKind } from './updates.js';
@@ -75,4 +76,24 @@ export function questionAnswers(result: unknown, event: Requested<'question.requ
   const match = outcome?.outcome === 'selected' && typeof outcome.optionId === 'string' ? /^answer:(\d+)$/.exec(outcome.optionId) : null;
   const answer = match ? event.data.options[Number(match[1])] : undefined;
   return answer === undefined ? null : [[answer]];
+}
+
+/** Sends one request to the client; `answer` gets its response (`error` set when it failed). */
+export type ClientRequest = (method: string, params: unknown, answer: (response: { result?: unknown; error?: unknown }) => void) => void;
+
+/** Asks the client what the agent asked, and replies to the session with the client's answer. */
+export function askClient(session: Session, event: HitlAsk, elicitation: boolean, request: ClientRequest, notTaken: (err: unknown) => void): void {
+  if (event.type === 'permission.requested') {
+    const { method, params } = permissionRequest(session.id, event);
+    request(method, params, (response) => {
+      const reply = response.error ? 'reject' : permissionReply(response.result);
+      session.replyPermission(event.data.permission_id, reply).catch(notTaken);
+    });
+  } else {
+    const { method, params } = questionRequest(session.id, event, elicitation);
+    request(method, params, (response) => {
+      const answers = response.error ? null : questionAnswers(response.result, event, elicitation);
+      session.replyQuestion(event.data.question_id, answers).catch(notTaken);
+    });
+  }
 }
