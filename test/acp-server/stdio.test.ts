@@ -81,6 +81,7 @@ describe('agentwire acp (stdio bridge to a daemon)', () => {
     const { sessionId } = await c.request<{ sessionId: string }>('session/new', { cwd: dataDir, mcpServers: [] });
     expect((await prompt(c, sessionId, 'Reply with exactly the single word pong.')).stopReason).toBe('end_turn');
     expect(textOf(c)).toBe('pong');
+    expectNoUnparsed(await daemonEvents(port, sessionId));
   });
 
   it('exits 1 saying why when the daemon refuses its token', async () => {

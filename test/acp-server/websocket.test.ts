@@ -106,6 +106,7 @@ describe('ACP over WebSocket (mock agent)', () => {
     c.answer.permission = () => 'cancelled';
     await prompt(c, second, 'permission');
     expect((await events(second)).find((e) => e.type === 'permission.resolved')?.data.status).toBe('denied');
+    await expectExactly(c, second);
   });
 
   it('asks every client following the session; the first answer wins, the others are withdrawn', async () => {
@@ -141,6 +142,7 @@ describe('ACP over WebSocket (mock agent)', () => {
     await prompt(forms, s2, 'question');
     expect(forms.requests.map((r) => r.method)).toEqual(['elicitation/create']);
     expect(textOf(forms, 'agent_message_chunk')).toContain('You answered: blue');
+    await expectExactly(forms, s2);
   });
 
   it('session/cancel interrupts the turn; the prompt answers cancelled', async () => {
@@ -165,6 +167,7 @@ describe('ACP over WebSocket (mock agent)', () => {
     const result = await running;
     expect(result).toMatchObject({ stopReason: 'end_turn', _meta: { agentwire: { reason: 'terminated' } } });
     expect(c.events.map((e) => e.event.type)).toContain('session.ended');
+    expectNoUnparsed(c.events.map((e) => e.event));
   });
 
   it('session/load replays exactly the stored events of a session created over HTTP', async () => {
