@@ -2,6 +2,7 @@
 // it with a fixed clock and counter ids and use inject(); main.ts listens.
 import { join } from 'node:path';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
+import websocket from '@fastify/websocket';
 import { AgentDiscovery } from './agents/discovery.js';
 import { defaultAgentsDir } from './agents/install.js';
 import { AgentOfferings } from './agents/offerings.js';
@@ -167,7 +168,23 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     },
   });
 
-  // At debug, the request log's hook comes before everything, so that refused requests are logged
+  // GET /v1/acp upgrades through the router, so the request gate checks it as every route
+  // (src/http/acp.ts); a frame is bounded as a body is. Registered before the gate: its onRequest
+  // hook only marks upgrade requests, and an upgrade the gate refuses must be marked for the
+  // plugin to close its socket after the problem is written.
+  // At shutdown each client is told (1001) and, if it does not finish the close handshake within a
+  // second, cut, so a client that stopped reading cannot hold the daemon's close for ws's 30 s.
+  await app.register(websocket, {
+    options: { maxPayload: config.bodyLimitBytes },
+    preClose(done) {
+      for (const client of app.websocketServer.clients) {
+        client.close(1001, 'the daemon is shutting down');
+        setTimeout(() => client.terminate(), 1000).unref();
+      }
+      app.websocketServer.close(() => done());
+    },
+  });
+  // At debug, the request log's hook comes before every check, so that refused requests are logged
   // too; it only waits for the answer (src/http/request-log.ts). At info it is not there at all.
   if (logging && levelEnables(config.logLevel, 'debug')) installRequestLog(app);
   // The request gate: the Host check first (a request for a name that is not ours runs nothing
@@ -193,7 +210,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   if (cors) app.addHook('onRequest', gate.back);
   installJsonParser(app);
 
-  registerRoutes(app, ROUTES, { sessions, agents, offerings, config, metrics, isDraining: () => draining, startedAt: Date.now() });
+  registerRoutes(app, ROUTES, { sessions, registry, agents, offerings, config, metrics, isDraining: () => draining, startedAt: Date.now() });
   installMetricsHooks(app, metrics);
   inspectorRoutes(app, { dir: deps.webDir, tokenRequired: config.token !== undefined });
 

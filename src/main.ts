@@ -1,5 +1,6 @@
 // `agentwire server`: parse config, build the app, listen, and shut down gracefully (every agent
 // process group is terminated and every stream told before the daemon exits). Nothing else.
+import { acpCommand } from './acp-command.js';
 import { buildApp } from './app.js';
 import type { AddressInfo } from 'node:net';
 import { flagHelp, loadConfig, redacted } from './config.js';
@@ -20,6 +21,8 @@ const usage = () => `agentwire ${VERSION}: coding-agent CLIs behind one universa
 Usage: agentwire server [flags]
        agentwire install-agent <agent|all> [--version x.y.z] [--reinstall] [--agents-dir DIR]
        agentwire token [--data-dir DIR]      print the token the daemon keeps in its data dir
+       agentwire acp [--url URL] [--token-file FILE] [--agent NAME]
+                                             an ACP agent on stdio for editors (docs/acp-server.md)
 
 Flags (each also settable as an environment variable; flags win):
 ${flagHelp()}
@@ -34,6 +37,10 @@ export async function main(argv: string[]): Promise<void> {
   }
   if (command === 'token') {
     process.exitCode = tokenCommand(rest);
+    return;
+  }
+  if (command === 'acp') {
+    process.exitCode = await acpCommand(rest);
     return;
   }
   const wantsHelp = command === undefined || command === 'help' || command === '--help' || command === '-h';

@@ -5,6 +5,8 @@
 // tests enumerate them; nothing else lists routes. The table is src/http/routes.ts.
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
+import type { AgentRegistry } from '../agents/registry.js';
 import type { AgentDiscovery } from '../agents/discovery.js';
 import type { AgentOfferings } from '../agents/offerings.js';
 import type { Config } from '../config.js';
@@ -18,6 +20,7 @@ import { noBody, parse } from './validate.js';
 
 /** The document's groups of operations, in the order it lists them. */
 export const TAGS = [
+  { name: 'acp', description: 'agentwire as an Agent Client Protocol agent, over a WebSocket (docs/acp-server.md)' },
   { name: 'agents', description: 'The agent CLIs this daemon can run: discovery, install, models and modes' },
   { name: 'daemon', description: 'Health, metrics and this document' },
   { name: 'events', description: "Reading a session's event log, or every session's through the daemon-wide feed: poll, or stream with SSE" },
@@ -36,6 +39,7 @@ export const SessionPath = z.object({ id: SessionRef });
 /** The domain a handler calls; built once by buildApp. */
 export interface RouteDeps {
   sessions: SessionManager;
+  registry: AgentRegistry;
   agents: AgentDiscovery;
   offerings: AgentOfferings;
   config: Config;
@@ -90,6 +94,13 @@ export interface RouteDeclaration<P extends Schema = z.ZodObject<{}>, Q extends 
   // parameters are compared bivariantly. A handler that answers at once (health) is not async and
   // returns nothing: no promise to make and settle per request.
   handler(input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>, deps: RouteDeps): Promise<unknown> | void;
+  /** A GET route a client upgrades to a WebSocket (@fastify/websocket): `handler` answers a plain
+   *  GET, `websocket.check` runs before the upgrade (its throw is a problem+json answer, the
+   *  socket never opens), `websocket.open` gets the socket and what check returned. */
+  websocket?: {
+    check(input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>, deps: RouteDeps): unknown;
+    open(socket: WebSocket, context: unknown, req: FastifyRequest, deps: RouteDeps): void;
+  };
 }
 
 /** Any declared route, as the table holds it (each declaration's types were checked by `route`). */
@@ -105,10 +116,26 @@ export function route<P extends Schema = z.ZodObject<{}>, Q extends Schema = z.Z
 export function registerRoutes(app: FastifyInstance, routes: readonly Route[], deps: RouteDeps): void {
   for (const declared of routes) {
     if (declared.method !== 'get' && declared.body === undefined) throw new Error(`${declared.operationId}: a ${declared.method} route declares its body, or 'none'`);
+    const ws = declared.websocket;
+    const upgraded = new WeakMap<FastifyRequest, unknown>();
     app.route({
       method: declared.method.toUpperCase() as 'GET' | 'POST' | 'PATCH' | 'DELETE',
       url: declared.path,
       config: { auth: declared.auth, ...(declared.query ? { query: true as const } : {}) },
+      ...(ws
+        ? {
+            preHandler: (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+              if (!req.ws) return done();
+              try {
+                upgraded.set(req, ws.check(new Input(declared, req, reply), deps));
+                done();
+              } catch (err) {
+                done(err as Error);
+              }
+            },
+            wsHandler: (socket: WebSocket, req: FastifyRequest) => ws.open(socket, upgraded.get(req), req, deps),
+          }
+        : {}),
       // Not async: the declaration's handler makes the one promise; a throw here (a body where
       // none is taken) reaches the error handler all the same.
       handler: (req, reply) => {

@@ -2,6 +2,7 @@
 // order the OpenAPI document lists them. buildApp registers it, src/openapi/document.ts writes the
 // document from it, the tests enumerate it. The inspector's static files are not API routes
 // (inspector.ts).
+import { acpRoutes } from './acp.js';
 import { agentRoutes } from './agents.js';
 import { eventRoutes } from './events.js';
 import { feedRoutes } from './feed.js';
@@ -12,4 +13,4 @@ import type { Route } from './route.js';
 import { queueRoutes } from './queue.js';
 import { sessionRoutes } from './sessions.js';
 
-export const ROUTES: readonly Route[] = [...daemonRoutes, ...metricsRoutes, ...sessionRoutes, ...queueRoutes, ...eventRoutes, ...feedRoutes, ...hitlRoutes, ...agentRoutes];
+export const ROUTES: readonly Route[] = [...daemonRoutes, ...metricsRoutes, ...sessionRoutes, ...queueRoutes, ...eventRoutes, ...feedRoutes, ...hitlRoutes, ...agentRoutes, ...acpRoutes];

@@ -8,7 +8,7 @@ import { ApiError } from '../errors.js';
 import type { MessageRequest, PermissionReply, SessionInfo, SessionStatus } from '../schema/api.js';
 import type { Budget } from '../schema/usage.js';
 import type { MessageAccepted } from '../schema/delivery.js';
-import type { SessionEndedData, UniversalEvent } from '../schema/events.js';
+import type { PermissionEventData, QuestionEventData, SessionEndedData, UniversalEvent } from '../schema/events.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { LogMessage } from '../logging.js';
 import type { SessionProgress, SessionRecord } from '../store/event-store.js';
@@ -102,6 +102,12 @@ export class Session {
     if (this.normalizer.ended) return 'ended';
     if (!this.normalizer.turnActive) return 'idle';
     return this.normalizer.hitl.pendingCount > 0 ? 'waiting' : 'running';
+  }
+
+  /** The permission requests and questions waiting for an answer now. */
+  openRequests(): { permissions: PermissionEventData[]; questions: QuestionEventData[] } {
+    const { permissions, questions } = this.normalizer.hitl;
+    return { permissions: [...permissions.values()], questions: [...questions.values()] };
   }
 
   /** Turns started so far (a fork counts those it copied). */

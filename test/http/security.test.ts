@@ -93,7 +93,7 @@ describe('bearer token', () => {
     expect(res.statusCode, res.body).toBe(status);
   });
 
-  it('accepts ?token= on the two streaming routes only', async () => {
+  it('accepts ?token= on the two streaming routes and the ACP WebSocket only', async () => {
     const a = await secured();
     await a.app.inject({ method: 'POST', url: '/v1/sessions/s1', headers: { ...auth, 'content-type': 'application/json' }, payload: '{"agent":"mock"}' });
     expectProblem(await a.app.inject({ method: 'GET', url: `/v1/sessions/s1/events?token=${TOKEN}` }), 401, 'unauthorized');
@@ -103,6 +103,9 @@ describe('bearer token', () => {
     expect(turn.statusCode).toBe(200);
     expect(turn.body).toContain('"type":"turn.ended"');
     expectProblem(await a.app.inject({ method: 'GET', url: '/v1/sessions/s1/events/sse?token=wrong' }), 401, 'unauthorized');
+    // GET /v1/acp without an upgrade is told to upgrade: past the token, which the query carried.
+    expectProblem(await a.app.inject({ method: 'GET', url: `/v1/acp?token=${TOKEN}` }), 400, 'invalid_request');
+    expectProblem(await a.app.inject({ method: 'GET', url: '/v1/acp?token=wrong' }), 401, 'unauthorized');
   });
 });
 

@@ -22,9 +22,9 @@ const LAYERS: readonly (readonly string[])[] = [
   ['process/', 'store/'],
   ['agents/', 'metrics/'],
   ['sessions/'],
-  ['http/'],
+  ['acp-server/', 'http/'],
   ['openapi/'],
-  ['app.ts', 'daemon-token.ts', 'startup-failure.ts', 'startup-warnings.ts', 'token-command.ts', 'install-command.ts', 'npm-launcher.ts'],
+  ['app.ts', 'daemon-token.ts', 'startup-failure.ts', 'startup-warnings.ts', 'token-command.ts', 'install-command.ts', 'npm-launcher.ts', 'acp-command.ts', 'acp-bridge.ts'],
   ['main.ts'],
 ];
 

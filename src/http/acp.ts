@@ -1,0 +1,70 @@
+// GET /v1/acp: the Agent Client Protocol over a WebSocket (docs/acp-server.md). The upgrade is a
+// request like any other: the request gate has checked its Host, Origin and token (`?token=` too,
+// since a browser cannot set headers on a WebSocket) before `check` runs, and `check` refuses an
+// unknown `?agent=` while the answer can still be a problem. Each text frame is one JSON-RPC
+// message for an AcpConnection (src/acp-server/); its sends are counted, so a client that does not
+// read makes the connection stop reading the log instead of growing a buffer.
+import type { WebSocket } from 'ws';
+import { requireDriver } from '../agents/registry.js';
+import { AcpConnection } from '../acp-server/connection.js';
+import { errorResponse, INVALID_REQUEST, RpcError } from '../acp-server/json-rpc.js';
+import { ApiError } from '../errors.js';
+import { AgentId } from '../schema/agents.js';
+import { empty } from '../schema/openapi-responses.js';
+import { z } from '../schema/zod.js';
+import { route } from './route.js';
+
+/** Bytes a connection may have handed the socket and not yet written before it stops reading logs. */
+const HIGH_WATER = 1024 * 1024;
+
+const AcpQuery = z.object({ agent: AgentId.optional(), token: z.string().optional() }).strict();
+
+/** The agent new sessions get when neither `?agent=` nor session/new's `_meta.agentwire.agent` says. */
+export const DEFAULT_ACP_AGENT = 'claude';
+
+const acpWebSocket = route({
+  method: 'get', path: '/v1/acp', operationId: 'acpWebSocket', tag: 'acp', auth: 'bearer-or-query-token',
+  summary: 'Agent Client Protocol over WebSocket: upgrade, then one JSON-RPC message per text frame',
+  description:
+    'The daemon as an ACP agent (protocol version 1) for any ACP client: initialize, session/new, session/load (replays the stored events; `_meta.agentwire.after_sequence` resumes after a sequence), session/list, session/prompt, session/cancel, session/set_mode. Every session/update carries `_meta.agentwire.sequence`. See docs/acp-server.md. A GET without an upgrade is a 400.',
+  query: { schema: AcpQuery, document: z.object({ agent: AgentId.optional().openapi({ description: 'The agent of sessions created on this connection (default claude)' }) }) },
+  ok: { 101: empty('Switching Protocols: the connection is now a WebSocket carrying ACP') },
+  errors: ['invalid_request', 'agent_not_available'],
+  async handler() {
+    throw new ApiError('invalid_request', 'GET /v1/acp is a WebSocket: send it with Upgrade: websocket (docs/acp-server.md).');
+  },
+  websocket: {
+    check({ query }, { registry }) {
+      const agent = query.agent ?? DEFAULT_ACP_AGENT;
+      requireDriver(registry, agent, 'path.agent');
+      return agent;
+    },
+    open(socket, agent, req, { sessions, registry }) {
+      let buffered = 0;
+      const connection = new AcpConnection(
+        { sessions, registry, agent: agent as string, logger: req.log },
+        {
+          send: (message) => send(socket, JSON.stringify(message)),
+          full: () => buffered > HIGH_WATER,
+        },
+      );
+      function send(ws: WebSocket, text: string): void {
+        if (ws.readyState !== ws.OPEN) return;
+        const bytes = Buffer.byteLength(text);
+        buffered += bytes;
+        ws.send(text, () => {
+          buffered -= bytes;
+          // Crossing back under the mark: the followers read on.
+          if (buffered <= HIGH_WATER && buffered + bytes > HIGH_WATER) connection.drained();
+        });
+      }
+      socket.on('message', (data, isBinary) => {
+        if (isBinary) return send(socket, JSON.stringify(errorResponse(null, new RpcError(INVALID_REQUEST, 'ACP messages are text frames'))));
+        connection.receive(Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8'));
+      });
+      socket.on('close', () => connection.close());
+    },
+  },
+});
+
+export const acpRoutes = [acpWebSocket];

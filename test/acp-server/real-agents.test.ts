@@ -1,0 +1,84 @@
+// Real agent CLIs behind agentwire's ACP WebSocket (GET /v1/acp), driven by the official ACP SDK's
+// client: the pinned Claude Code and Codex against the fake model, one turn each with a tool call,
+// Claude's write asked of the ACP client as a permission. One daemon (an in-process app listening
+// on loopback), one fake model (a scenario per agent, picked by a [scenario:NAME] marker in the
+// prompt) and one sandbox for the file.
+import { existsSync, readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.js';
+import type { UniversalEvent } from '../../src/schema/events.js';
+import { startFakeModel, type FakeModel } from '../fake-model/server.js';
+import { claudeEnv } from '../agents/claude/harness.js';
+import { codexSessionEnv } from '../agents/codex/codex-session.js';
+import { expectNoUnparsed, makeApp, waitFor } from '../support/helpers.js';
+import { makeSandbox, type Sandbox } from '../support/sandbox.js';
+import { connectWs, type AcpTestClient } from './acp-client.js';
+
+const TOKEN = 'acp-real-agents-token-0123456789';
+let app: App;
+let fake: FakeModel;
+let sandbox: Sandbox;
+let url: string;
+const clients: AcpTestClient[] = [];
+
+beforeAll(async () => {
+  sandbox = makeSandbox('acp-real');
+  fake = await startFakeModel({
+    scenarios: {
+      claude: [[{ text: 'Writing it.' }, { tool: 'write', path: 'from-acp.txt', content: 'written over ACP\n' }], [{ text: 'Wrote from-acp.txt.' }]],
+      codex: [[{ tool: 'shell', command: 'echo hello-from-acp' }], [{ text: 'It printed hello-from-acp.' }]],
+    },
+  });
+  app = await makeApp({ baseDir: sandbox.work, config: { token: TOKEN } });
+  await app.app.listen({ host: '127.0.0.1', port: 0 });
+  url = `ws://127.0.0.1:${(app.app.server.address() as AddressInfo).port}/v1/acp`;
+}, 60_000);
+afterAll(async () => {
+  for (const c of clients) c.close();
+  await app?.app.close();
+  await fake?.close();
+  sandbox?.cleanup();
+});
+
+const events = async (id: string) => {
+  const res = await app.app.inject({ method: 'GET', url: `/v1/sessions/${id}/events?limit=10000`, headers: { authorization: `Bearer ${TOKEN}` } });
+  return (res.json() as { events: UniversalEvent[] }).events;
+};
+const runs = (seqs: number[]) => seqs.filter((s, i) => i === 0 || seqs[i - 1] !== s);
+const textOf = (c: AcpTestClient) =>
+  c.updates.flatMap((u) => (u.update.sessionUpdate === 'agent_message_chunk' && u.update.content.type === 'text' ? [u.update.content.text] : [])).join('');
+
+async function turn(agent: string, meta: Record<string, unknown>, text: string): Promise<{ c: AcpTestClient; sessionId: string; stopReason: string; log: UniversalEvent[] }> {
+  const c = connectWs(`${url}?agent=${agent}`, TOKEN);
+  clients.push(c);
+  await c.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+  const { sessionId } = await c.request<{ sessionId: string }>('session/new', { cwd: sandbox.work, mcpServers: [], _meta: { agentwire: meta } });
+  const { stopReason } = await c.request<{ stopReason: string }>('session/prompt', { sessionId, prompt: [{ type: 'text', text }] });
+  const log = await events(sessionId);
+  await waitFor(() => c.sequences(sessionId).at(-1) === log.at(-1)!.sequence, 5000, 'the last update');
+  expect(runs(c.sequences(sessionId))).toEqual(log.map((e) => e.sequence));
+  expectNoUnparsed(log);
+  return { c, sessionId, stopReason, log };
+}
+
+describe('ACP over WebSocket with real agent CLIs (fake model)', () => {
+  it('Claude Code: a turn whose write the ACP client allows', async () => {
+    const { c, stopReason } = await turn('claude', { env: claudeEnv(fake, sandbox, false), permissionMode: 'default' }, '[scenario:claude] Write from-acp.txt.');
+    expect(stopReason).toBe('end_turn');
+    expect(c.requests.map((r) => r.method)).toEqual(['session/request_permission']);
+    expect(c.updates.map((u) => u.update.sessionUpdate)).toEqual(expect.arrayContaining(['tool_call', 'tool_call_update', 'agent_message_chunk']));
+    expect(textOf(c)).toContain('Wrote from-acp.txt.');
+    const file = join(sandbox.work, 'from-acp.txt');
+    expect(existsSync(file) && readFileSync(file, 'utf8')).toBe('written over ACP\n');
+  }, 120_000);
+
+  it('Codex: a turn running a shell command', async () => {
+    const { c, stopReason } = await turn('codex', { env: codexSessionEnv(sandbox, fake), permissionMode: 'bypass' }, '[scenario:codex] Run echo.');
+    expect(stopReason).toBe('end_turn');
+    const done = c.updates.find((u) => u.update.sessionUpdate === 'tool_call_update' && u.update.status === 'completed');
+    expect(JSON.stringify(done?.update)).toContain('hello-from-acp');
+    expect(textOf(c)).toContain('It printed hello-from-acp.');
+  }, 120_000);
+});
