@@ -135,7 +135,7 @@ async function relayFloor() {
 async function fanout(d, n) {
   const id = await session(d, `fanout-${n}`);
   const after = await lastSequence(d, id);
-  const per = Number(process.env.BENCH_PER_READER ?? 5000);
+  const per = Number(process.env.BENCH_PER_READER ?? 1250);
   const readers = [];
   for (let left = n; left > 0; left -= per) {
     readers.push(child('readers.js', [`${d.url}/v1/sessions/${id}/events/sse?offset=${after}`, Math.min(per, left), 'fanout']));

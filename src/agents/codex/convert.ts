@@ -151,21 +151,10 @@ function notification(state: CodexState, method: string, params: unknown, native
       return itemNotification(state, method, params, bad);
     case 'item/agentMessage/delta':
     case 'item/reasoning/summaryTextDelta':
-    case 'item/reasoning/textDelta': {
-      const p = Delta.safeParse(params);
-      if (!p.success) return bad('malformed params');
-      const { itemId, delta } = p.data;
-      return { state, events: [{ type: 'item.delta', key: itemId, native_item_id: itemId, delta, stub: { kind: 'message', role: 'assistant' } }] };
-    }
+    case 'item/reasoning/textDelta':
     case 'item/commandExecution/outputDelta':
-    case 'item/fileChange/outputDelta': {
-      // Output streams into the tool's result item, opened at the tool's item/started.
-      const p = Delta.safeParse(params);
-      if (!p.success) return bad('malformed params');
-      const { itemId, delta } = p.data;
-      const stub = { kind: 'tool_result', role: 'tool', parent_key: parentOf(itemId, state) } as const;
-      return { state, events: [{ type: 'item.delta', key: `result:${itemId}`, native_item_id: null, delta, stub }] };
-    }
+    case 'item/fileChange/outputDelta':
+      return deltaNotification(state, method, params, bad);
     case 'thread/tokenUsage/updated': {
       const p = TokenUsage.safeParse(params);
       if (!p.success) return bad('malformed params');
@@ -180,6 +169,19 @@ function notification(state: CodexState, method: string, params: unknown, native
     }
   }
   return otherNotification(state, method, params) ?? bad('malformed params');
+}
+
+/** A streamed delta: a message's or reasoning's text, or a tool's output, which streams into the
+ *  tool's result item (opened at the tool's item/started). */
+function deltaNotification(state: CodexState, method: string, params: unknown, bad: (issue: string) => Out): Out {
+  const p = Delta.safeParse(params);
+  if (!p.success) return bad('malformed params');
+  const { itemId, delta } = p.data;
+  if (method === 'item/commandExecution/outputDelta' || method === 'item/fileChange/outputDelta') {
+    const stub = { kind: 'tool_result', role: 'tool', parent_key: parentOf(itemId, state) } as const;
+    return { state, events: [{ type: 'item.delta', key: `result:${itemId}`, native_item_id: null, delta, stub }] };
+  }
+  return { state, events: [{ type: 'item.delta', key: itemId, native_item_id: itemId, delta, stub: { kind: 'message', role: 'assistant' } }] };
 }
 
 /** item/started, item/completed: the item's drafts; the state remembers the last message, tool

@@ -69,13 +69,9 @@ function convertLine(state: MockState, native: unknown): { state: MockState; eve
       if (!usage) return emit(state, unparsed('usage: counts are not whole numbers', native));
       return emit(state, { type: 'usage', usage, ...(line.model ? { model: line.model } : {}), ...(line.wait ? { held: true } : {}) });
     }
-    case 'subagent_start': {
-      const { id, call, description, prompt, agent_type } = line;
-      const data = { ...(description !== undefined ? { description } : {}), ...(prompt !== undefined ? { prompt } : {}), ...(agent_type !== undefined ? { agent_type } : {}) };
-      return emit(state, { type: 'subagent.started', key: id, parent_key: call, native_subagent_id: id, data });
-    }
+    case 'subagent_start':
     case 'subagent_end':
-      return emit(state, { type: 'subagent.ended', key: line.id, data: { outcome: line.outcome, ...(line.summary !== undefined ? { summary: line.summary } : {}) } });
+      return emit(state, subagentDraft(line));
     case 'done': {
       // A turn never leaves a message open on purpose; forget any so the state stays bounded.
       const u = line.usage && tokenUsage({ input: line.usage.input_tokens, output: line.usage.output_tokens, cacheRead: line.usage.cache_read_input_tokens });
@@ -84,6 +80,16 @@ function convertLine(state: MockState, native: unknown): { state: MockState; eve
     case 'bye':
       return emit({ open: {} }, { type: 'session.ended', data: { reason: 'completed', terminated_by: 'agent' } });
   }
+}
+
+/** A sub-agent's start or end: keyed by the mock's id for it, started under tool call `call`. */
+function subagentDraft(line: Extract<MockOut, { type: 'subagent_start' | 'subagent_end' }>): Draft {
+  if (line.type === 'subagent_end') {
+    return { type: 'subagent.ended', key: line.id, data: { outcome: line.outcome, ...(line.summary !== undefined ? { summary: line.summary } : {}) } };
+  }
+  const { id, call, description, prompt, agent_type } = line;
+  const data = { ...(description !== undefined ? { description } : {}), ...(prompt !== undefined ? { prompt } : {}), ...(agent_type !== undefined ? { agent_type } : {}) };
+  return { type: 'subagent.started', key: id, parent_key: call, native_subagent_id: id, data };
 }
 
 type StatelessLine = Extract<MockOut, { type: 'tool_call' | 'tool_result' | 'progress' | 'artifact' | 'ask_permission' | 'ask_question' | 'failure' }>;
