@@ -18,6 +18,8 @@ export function queueForkTests(ctx: BrowserTestContext): void {
       expect(await page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
       await box.fill('echo first');
       await queue.click();
+      // The box empties once the daemon took the message: typing before that would be cleared with it.
+      await expect.poll(() => box.inputValue()).toBe('');
       await box.fill('echo second');
       await box.press('Enter'); // Enter queues while a turn runs
       const list = page.getByRole('list', { name: 'Queued messages' });
@@ -26,6 +28,7 @@ export function queueForkTests(ctx: BrowserTestContext): void {
       await list.getByRole('listitem').filter({ hasText: 'echo first' }).getByRole('button', { name: 'Cancel queued message' }).click();
       await expect.poll(() => list.getByRole('listitem').count()).toBe(1);
 
+      await expect.poll(() => box.inputValue()).toBe('');
       await box.fill('use tabs');
       await page.getByRole('button', { name: 'Steer' }).click();
       const t = transcript(page);
