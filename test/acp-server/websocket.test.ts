@@ -166,7 +166,8 @@ describe('ACP over WebSocket (mock agent)', () => {
     expect(deleted.statusCode).toBe(204);
     const result = await running;
     expect(result).toMatchObject({ stopReason: 'end_turn', _meta: { agentwire: { reason: 'terminated' } } });
-    expect(c.events.map((e) => e.event.type)).toContain('session.ended');
+    // The prompt is answered at the turn's end (terminated); the session's end is the event after it.
+    await waitFor(() => c.events.some((e) => e.event.type === 'session.ended'), 5000, 'session.ended');
     expectNoUnparsed(c.events.map((e) => e.event));
   });
 

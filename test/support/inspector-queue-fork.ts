@@ -19,16 +19,16 @@ export function queueForkTests(ctx: BrowserTestContext): void {
       await box.fill('echo first');
       await queue.click();
       // The box empties once the daemon took the message: typing before that would be cleared with it.
-      await expect.poll(() => box.inputValue()).toBe('');
+      await expect.poll(() => box.inputValue(), { timeout: 15_000 }).toBe('');
       await box.fill('echo second');
       await box.press('Enter'); // Enter queues while a turn runs
       const list = page.getByRole('list', { name: 'Queued messages' });
-      await expect.poll(() => list.getByRole('listitem').allTextContents()).toEqual([expect.stringContaining('echo first'), expect.stringContaining('echo second')]);
+      await expect.poll(() => list.getByRole('listitem').allTextContents(), { timeout: 15_000 }).toEqual([expect.stringContaining('echo first'), expect.stringContaining('echo second')]);
       await screenshot(page, 'queued');
       await list.getByRole('listitem').filter({ hasText: 'echo first' }).getByRole('button', { name: 'Cancel queued message' }).click();
       await expect.poll(() => list.getByRole('listitem').count()).toBe(1);
 
-      await expect.poll(() => box.inputValue()).toBe('');
+      await expect.poll(() => box.inputValue(), { timeout: 15_000 }).toBe('');
       await box.fill('use tabs');
       await page.getByRole('button', { name: 'Steer' }).click();
       const t = transcript(page);

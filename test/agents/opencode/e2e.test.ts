@@ -100,7 +100,8 @@ describe('opencode e2e: tools and permissions', () => {
     await start([[{ call: 'probe_echo', input: { text: 'ping' } }], [{ text: 'The MCP tool answered.' }]], 'bypass', {
       mcp: { probe: { command: process.execPath, args: [server] } },
     });
-    const turn = await sendTurn(e2e.app, SID, 'Use the probe.');
+    // OpenCode starts the MCP server with the first prompt: on a loaded machine that alone took over 10 s.
+    const turn = await sendTurn(e2e.app, SID, 'Use the probe.', { timeoutMs: 45_000 });
     await expectWellFormedTurn(e2e.app, SID, turn, 'Use the probe.');
     const offered = JSON.stringify(e2e.fake.requests.map((r) => r.body));
     expect(offered, 'the model was offered the MCP tool').toContain('probe_echo');
@@ -111,7 +112,7 @@ describe('opencode e2e: tools and permissions', () => {
     const result = items.find((i) => i.kind === 'tool_result');
     expect(JSON.stringify(result?.content)).toContain('echo: ping');
     expectNoUnparsed(await allEvents());
-  });
+  }, 60_000);
 
   it('writes a file: the change is in the stream with its diff', async () => {
     const { sandbox } = await start([[{ tool: 'write', path: 'hello.txt', content: 'hello\n' }], [{ text: 'Wrote hello.txt.' }]]);
