@@ -17,6 +17,11 @@ export function takeToken(): string | undefined {
     window.history.replaceState(window.history.state, '', url.pathname + url.search + url.hash);
     if (fromUrl !== '') sessionStorage.setItem(KEY, fromUrl);
   }
+  return storedToken();
+}
+
+/** The token kept for this tab, if any (the URL is not read: takeToken did that at start). */
+export function storedToken(): string | undefined {
   return sessionStorage.getItem(KEY) ?? undefined;
 }
 

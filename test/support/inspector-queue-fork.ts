@@ -11,7 +11,9 @@ export function queueForkTests(ctx: BrowserTestContext): void {
     it('queues two messages during a turn, cancels one, steers another; the queued one runs next', async () => {
       const { page } = await ctx.open();
       await createSession(page);
-      await send(page, 'slow 30');
+      // 10 s of turn: the queueing, cancelling and steering below must all land inside it, also on
+      // a loaded machine (3 s was not always enough in CI).
+      await send(page, 'slow 100');
       await page.getByLabel('Session status').getByText('running').waitFor();
       const box = page.getByRole('textbox', { name: 'Message' });
       const queue = page.getByRole('button', { name: 'Queue' });
@@ -31,6 +33,9 @@ export function queueForkTests(ctx: BrowserTestContext): void {
       await expect.poll(() => box.inputValue(), { timeout: 15_000 }).toBe('');
       await box.fill('use tabs');
       await page.getByRole('button', { name: 'Steer' }).click();
+      // Taken (the box empties on the daemon's 202), and nothing refused on the way.
+      await expect.poll(() => box.inputValue(), { timeout: 15_000 }).toBe('');
+      expect(await page.locator('.feedback').textContent()).toBe('');
       const t = transcript(page);
       const steered = t.getByRole('article', { name: 'Steered message' });
       await steered.getByText('use tabs').waitFor();
@@ -40,7 +45,7 @@ export function queueForkTests(ctx: BrowserTestContext): void {
       await list.waitFor({ state: 'detached' });
       await page.getByLabel('Session status').getByText('idle').waitFor();
       // Each message is drawn once: the steered one as such, not again as a user message.
-      expect(await t.getByRole('article', { name: 'User message' }).allTextContents()).toEqual([expect.stringContaining('slow 30'), expect.stringContaining('echo second')]);
+      expect(await t.getByRole('article', { name: 'User message' }).allTextContents()).toEqual([expect.stringContaining('slow 100'), expect.stringContaining('echo second')]);
       expect(await steered.count()).toBe(1);
       expect(await t.getByText('echo first').count()).toBe(0);
     });

@@ -96,12 +96,31 @@ export function safetyTests(ctx: BrowserTestContext): void {
       // The daemon answers the page's first calls with 401 (and Chromium logs each): expected here.
       ctx.current()!.allow(/^http 401: GET /);
       ctx.current()!.allow(/^console: Failed to load resource: the server responded with a status of 401/);
+      // One of the wrong token's calls is answered only after the right token was typed (as on a
+      // loaded machine): that late 401 must not send the page back to the form.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let late = 0;
+      await p.route('**/v1/agents', async (route) => {
+        if (route.request().headers().authorization !== `Bearer ${ctx.token}`) {
+          late += 1;
+          await held;
+        }
+        await route.continue();
+      });
       await p.getByLabel('Token').fill('not-the-token-at-all');
       await p.getByRole('button', { name: 'Connect' }).click();
       await p.getByRole('alert').getByText('The daemon refused that token.').waitFor();
       expect(ctx.current()!.expected.length).toBeGreaterThan(0);
       await p.getByLabel('Token').fill(ctx.token);
       await p.getByRole('button', { name: 'Connect' }).click();
+      await p.getByText('Healthy').waitFor();
+      expect(late).toBeGreaterThan(0);
+      const answered = p.waitForResponse((r) => r.url().endsWith('/v1/agents') && r.status() === 401);
+      release();
+      await answered;
+      await p.getByRole('list', { name: 'Sessions' }).or(p.getByText('None yet.')).first().waitFor();
+      expect(await p.getByRole('form', { name: 'Connect' }).count()).toBe(0);
       await p.getByText('Healthy').waitFor();
     });
   });

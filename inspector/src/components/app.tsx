@@ -4,7 +4,7 @@ import { useCallback, useMemo, useState } from 'preact/hooks';
 import { createApi } from '../api-client.js';
 import { Feedback } from '../feedback.js';
 import { useRoute } from '../router.js';
-import { forgetToken, storeToken, takeToken, tokenRequired } from '../token.js';
+import { forgetToken, storedToken, storeToken, takeToken, tokenRequired } from '../token.js';
 import { AgentsPanel } from './agents-panel.js';
 import { ConnectForm } from './connect-form.js';
 import { Header } from './header.js';
@@ -18,7 +18,11 @@ export function App() {
   const [refused, setRefused] = useState(false);
   const api = useMemo(() => (needsToken && !token ? undefined : createApi(token)), [token, needsToken]);
   const route = useRoute();
-  const unauthorized = useCallback(() => {
+  // `refused` is the token the 401 answered. A request made with an earlier token can be answered
+  // after the person typed a new one (the wrong token's calls are several, and a 401 for one shows
+  // the form while the others are still out): that late answer says nothing about the new token.
+  const unauthorized = useCallback((refused: string | undefined) => {
+    if (refused !== storedToken()) return;
     forgetToken();
     setRefused(true);
     setToken(undefined);
@@ -37,8 +41,8 @@ export function App() {
     );
   }
   return (
-    <Feedback onUnauthorized={unauthorized}>
-      <Header api={api} signedIn={needsToken} onSignOut={unauthorized} />
+    <Feedback onUnauthorized={() => unauthorized(token)}>
+      <Header api={api} signedIn={needsToken} onSignOut={() => unauthorized(token)} />
       <div class="layout">
         <nav class="sidebar" aria-label="Sessions and agents">
           <NewSessionForm api={api} />
