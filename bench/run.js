@@ -153,6 +153,25 @@ async function fanout(d, n) {
   await sleep(300);
 }
 
+/** The same readers and the same one stamped delta, fanned out by bench/relay.js: the machine's floor. */
+async function fanoutFloor(n) {
+  const relay = child('relay.js', []);
+  const { port } = await relay.next();
+  const per = Number(process.env.BENCH_PER_READER ?? 1250);
+  const readers = [];
+  for (let left = n; left > 0; left -= per) readers.push(child('readers.js', [`http://127.0.0.1:${port}/`, Math.min(per, left), 'fanout']));
+  await Promise.all(readers.map((r) => r.next()));
+  await sleep(300);
+  const results = readers.map((r) => r.next());
+  relay.proc.send({ prompt: 'flood 1 stamped 2' });
+  const latencies = (await Promise.all(results)).flatMap((r) => r.latencies);
+  readers.forEach((r) => r.stop());
+  relay.proc.send('exit');
+  print(`fanout_floor_${n}_p50_ms`, pct(latencies, 50));
+  print(`fanout_floor_${n}_p99_ms`, pct(latencies, 99));
+  await sleep(300);
+}
+
 async function idleConnections(d) {
   await sleep(500);
   const before = rssMb(d.pid);
@@ -239,6 +258,8 @@ async function main() {
     } finally {
       await f.stop();
     }
+    // The floor after the daemon's runs, with the daemon gone: the largest size only.
+    await fanoutFloor(Math.max(...sizes));
   }
   const shared = ['health', 'throughput', 'idle', 'turns', 'poll'];
   const d = !only || shared.includes(only) ? await startDaemon(store()) : null;
