@@ -13,7 +13,7 @@ import type { PermissionMode } from '../../../src/schema/api.js';
 import type { UniversalEvent, UniversalItem } from '../../../src/schema/events.js';
 import type { Scenario } from '../../fake-model/server.js';
 import { agentE2E } from '../../support/agent-e2e.js';
-import { eventsUntil, expectWellFormedTurn, lastSequence, sendTurn } from '../../support/e2e-turns.js';
+import { eventsUntil as eventsUntilIn, expectWellFormedTurn, lastSequence, sendTurn as sendTurnIn } from '../../support/e2e-turns.js';
 import { expectNoUnparsed, getEvents, post, waitFor } from '../../support/helpers.js';
 import type { Sandbox } from '../../support/sandbox.js';
 import { configDir, e2eEnv, opencodeConfig, seedConfigDir, sessionEnv } from './harness.js';
@@ -21,6 +21,15 @@ import { createOpencodeDriver } from '../../../src/agents/opencode/driver.js';
 import { alive, leftovers, processes } from '../../support/procs.js';
 
 const SID = 'opencode-e2e';
+/**
+ * Turns wait up to 45 s, tests up to 120 s: an OpenCode turn on a fresh `opencode serve` takes over
+ * the helpers' default 10 s on a loaded machine (CI runs two test files beside each other).
+ */
+const WAIT_MS = 45_000;
+const TEST_MS = 120_000;
+type TurnOptions = Parameters<typeof sendTurnIn>[3];
+const sendTurn = (app: Parameters<typeof sendTurnIn>[0], id: string, message: string, options: TurnOptions = {}) => sendTurnIn(app, id, message, { timeoutMs: WAIT_MS, ...options });
+const eventsUntil = (app: Parameters<typeof eventsUntilIn>[0], id: string, from: number, until?: Parameters<typeof eventsUntilIn>[3]) => eventsUntilIn(app, id, from, until, WAIT_MS);
 /** The env of a session whose OpenCode reads `configPath` and fetches nothing. */
 
 const e2e = agentE2E({
@@ -55,7 +64,7 @@ async function reply(permissionId: string, answer: 'once' | 'always' | 'reject')
   expect(res.statusCode, res.body).toBe(204);
 }
 
-describe('opencode e2e (real server, fake model)', () => {
+describe('opencode e2e (real server, fake model)', { timeout: TEST_MS }, () => {
   it('streams text as deltas that add up to the completed message', async () => {
     await start([[{ text: 'Hello from the fake model, streamed in several pieces.' }]]);
     expect((await info()).nativeSessionId).toMatch(/^ses_/);
@@ -72,7 +81,7 @@ describe('opencode e2e (real server, fake model)', () => {
   });
 });
 
-describe('opencode e2e: tools and permissions', () => {
+describe('opencode e2e: tools and permissions', { timeout: TEST_MS }, () => {
   it('runs a shell command: tool_call and tool_result with its output; each step updates the usage totals', async () => {
     await start([[{ text: 'Running it.' }, { tool: 'shell', command: 'echo hello-from-shell' }], [{ text: 'It printed hello-from-shell.' }]]);
     const turn = await sendTurn(e2e.app, SID, 'Run echo.');
@@ -101,7 +110,7 @@ describe('opencode e2e: tools and permissions', () => {
       mcp: { probe: { command: process.execPath, args: [server] } },
     });
     // OpenCode starts the MCP server with the first prompt: on a loaded machine that alone took over 10 s.
-    const turn = await sendTurn(e2e.app, SID, 'Use the probe.', { timeoutMs: 45_000 });
+    const turn = await sendTurn(e2e.app, SID, 'Use the probe.');
     await expectWellFormedTurn(e2e.app, SID, turn, 'Use the probe.');
     const offered = JSON.stringify(e2e.fake.requests.map((r) => r.body));
     expect(offered, 'the model was offered the MCP tool').toContain('probe_echo');
@@ -191,7 +200,7 @@ describe('opencode e2e: tools and permissions', () => {
   });
 });
 
-describe('opencode e2e: reasoning, turns, errors, processes', () => {
+describe('opencode e2e: reasoning, turns, errors, processes', { timeout: TEST_MS }, () => {
   it('reasoning streams into its own item before the answer', async () => {
     await start([[{ thinking: 'A short answer will do.' }, { text: 'Short answer.' }]]);
     const turn = await sendTurn(e2e.app, SID, 'Explain briefly.');
@@ -325,7 +334,7 @@ describe('opencode e2e: reasoning, turns, errors, processes', () => {
   });
 });
 
-describe('opencode e2e: questions, modes, models', () => {
+describe('opencode e2e: questions, modes, models', { timeout: TEST_MS }, () => {
   const question = { questions: [{ question: 'Which colour?', header: 'Colour', options: [{ label: 'red', description: 'warm' }, { label: 'blue', description: 'cool' }] }] };
 
   it.each([
