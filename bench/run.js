@@ -132,21 +132,33 @@ async function relayFloor() {
   print('relay_floor_latency_p99_ms', pct(r.latencies, 99));
 }
 
+/**
+ * `n` readers on `url` (in processes of BENCH_PER_READER connections), all connected before `send`
+ * makes the one stamped delta: each reader's latency to it. `ready` runs once all are connected.
+ */
+async function fanToReaders(url, n, send, ready = () => undefined) {
+  const per = Number(process.env.BENCH_PER_READER ?? 1250);
+  const readers = [];
+  for (let left = n; left > 0; left -= per) readers.push(child('readers.js', [url, Math.min(per, left), 'fanout']));
+  await Promise.all(readers.map((r) => r.next()));
+  await sleep(300);
+  ready();
+  const results = readers.map((r) => r.next());
+  await send();
+  const latencies = (await Promise.all(results)).flatMap((r) => r.latencies);
+  readers.forEach((r) => r.stop());
+  return latencies;
+}
+
 async function fanout(d, n) {
   const id = await session(d, `fanout-${n}`);
   const after = await lastSequence(d, id);
-  const per = Number(process.env.BENCH_PER_READER ?? 1250);
-  const readers = [];
-  for (let left = n; left > 0; left -= per) {
-    readers.push(child('readers.js', [`${d.url}/v1/sessions/${id}/events/sse?offset=${after}`, Math.min(per, left), 'fanout']));
-  }
-  await Promise.all(readers.map((r) => r.next()));
-  await sleep(300);
-  print(`rss_mb_${n}`, rssMb(d.pid));
-  const results = readers.map((r) => r.next());
-  await api(d.url, 'POST', `/v1/sessions/${id}/messages`, { message: 'flood 1 stamped 2' });
-  const latencies = (await Promise.all(results)).flatMap((r) => r.latencies);
-  readers.forEach((r) => r.stop());
+  const latencies = await fanToReaders(
+    `${d.url}/v1/sessions/${id}/events/sse?offset=${after}`,
+    n,
+    () => api(d.url, 'POST', `/v1/sessions/${id}/messages`, { message: 'flood 1 stamped 2' }),
+    () => print(`rss_mb_${n}`, rssMb(d.pid)),
+  );
   print(`fanout_${n}_p50_ms`, pct(latencies, 50));
   print(`fanout_${n}_p99_ms`, pct(latencies, 99));
   await api(d.url, 'DELETE', `/v1/sessions/${id}`);
@@ -157,15 +169,7 @@ async function fanout(d, n) {
 async function fanoutFloor(n) {
   const relay = child('relay.js', []);
   const { port } = await relay.next();
-  const per = Number(process.env.BENCH_PER_READER ?? 1250);
-  const readers = [];
-  for (let left = n; left > 0; left -= per) readers.push(child('readers.js', [`http://127.0.0.1:${port}/`, Math.min(per, left), 'fanout']));
-  await Promise.all(readers.map((r) => r.next()));
-  await sleep(300);
-  const results = readers.map((r) => r.next());
-  relay.proc.send({ prompt: 'flood 1 stamped 2' });
-  const latencies = (await Promise.all(results)).flatMap((r) => r.latencies);
-  readers.forEach((r) => r.stop());
+  const latencies = await fanToReaders(`http://127.0.0.1:${port}/`, n, () => relay.proc.send({ prompt: 'flood 1 stamped 2' }));
   relay.proc.send('exit');
   print(`fanout_floor_${n}_p50_ms`, pct(latencies, 50));
   print(`fanout_floor_${n}_p99_ms`, pct(latencies, 99));
