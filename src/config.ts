@@ -1,7 +1,7 @@
 // Flags and AGENTWIRE_* environment variables → one validated Config. Flags win over env, env over
 // defaults. Every limit the daemon enforces is here, so every buffer has a documented bound. One
 // table (OPTIONS) drives parsing, validation, `--help` and the redacted start-up log line.
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { homedir } from 'node:os';
@@ -64,6 +64,7 @@ export const OPTIONS = {
   port: opt({ flag: 'port', env: 'PORT', schema: int(0, 65535).default(2468), help: 'listen port (0: any free port)' }),
   token: opt({ flag: 'token', env: 'TOKEN', schema: z.string().min(16, 'use at least 16 characters').optional(), help: 'bearer token (at least 16 characters) that every route but /v1/health requires; without it, --token-file or --no-token the daemon makes one (<data-dir>/token, `agentwire token` prints it). On the command line every local process can read it: prefer --token-file', secret: true }),
   noToken: opt({ flag: 'no-token', env: 'NO_TOKEN', schema: z.coerce.boolean().default(false), kind: 'switch', help: 'run without a token: every local process, the agents included, and any page that reaches the daemon can drive it (you take responsibility); beside a token it changes nothing' }),
+  allowUnauthenticatedNetwork: opt({ flag: 'allow-unauthenticated-network', env: 'ALLOW_UNAUTHENTICATED_NETWORK', schema: z.coerce.boolean().default(false), kind: 'switch', help: 'let --no-token stand with a --host that is not loopback: every machine that reaches the address can drive the daemon (without it, that combination is refused)' }),
   allowedHosts: opt({ flag: 'allowed-host', env: 'ALLOWED_HOST', schema: z.array(allowedHost).default([]), kind: 'list', help: 'a Host name the daemon answers to besides loopback names and --host (repeatable; *.example.com for subdomains; * turns the DNS-rebinding check off)' }),
   // The agent/daemon boundary (docs/security.md): a token no agent can read, agents as another user.
   tokenFile: opt({ flag: 'token-file', env: 'TOKEN_FILE', schema: z.string().min(1).optional(), help: 'read the token from this file (trimmed; not with --token), so it is in no environment or command line' }),
@@ -184,6 +185,18 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   return checkAcpAgents(checkBoundary({ ...parsed.data, dataDir: parsed.data.dataDir ?? defaultDataDir(env) }));
 }
 
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** Whether listening on `host` reaches this machine only: localhost names, 127.0.0.0/8, ::1. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  const family = isIP(name);
+  return family !== 0 && LOOPBACK.check(name, family === 6 ? 'ipv6' : 'ipv4');
+}
+
 /** --acp-agents-file's agents join --acp-agent's; a name is one agent (never a built-in's). */
 function checkAcpAgents(config: Config): Config {
   let agents = config.acpAgents;
@@ -219,6 +232,9 @@ function checkAcpAgents(config: Config): Config {
  *  token the CLI makes one (src/daemon-token.ts), so an --agent-user or a non-loopback --host is
  *  never open unless --no-token says so. */
 function checkBoundary(config: Config): Config {
+  if (config.noToken && config.token === undefined && config.tokenFile === undefined && !isLoopbackHost(config.host) && !config.allowUnauthenticatedNetwork) {
+    throw new ConfigError(`--no-token with --host ${config.host}: every machine that reaches that address could drive this daemon (and run commands through its agents) with no token; drop --no-token (the daemon then makes a token), listen on 127.0.0.1, or add --allow-unauthenticated-network if that is what you want`);
+  }
   if (config.tokenFile === undefined) return config;
   if (config.token !== undefined) throw new ConfigError('--token and --token-file (AGENTWIRE_TOKEN, AGENTWIRE_TOKEN_FILE) are both set; use one');
   let text: string;

@@ -8,10 +8,11 @@
 // is reused on later starts, so a bookmark, a script's `$(agentwire token)` and a client keep
 // working across restarts. With `--persist off` nothing is written: a fresh token per run.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from './config-error.js';
 import { OPTIONS, type Config } from './config.js';
+import { untrustedFileStat } from './util/trusted-path.js';
 
 export const TOKEN_FILE = 'token';
 
@@ -69,8 +70,10 @@ export function readTokenFile(file: string, { repair = false } = {}): string {
   let text: string;
   try {
     if (repair) {
-      const stat = statSync(file);
-      if (process.getuid && stat.uid !== process.getuid()) throw new ConfigError(`the token file ${file} is owned by uid ${stat.uid}, not by this daemon's user; remove it and start again`);
+      // lstat: a symlink or a hard link would make someone else's file (and token) the daemon's.
+      const stat = lstatSync(file);
+      const why = untrustedFileStat(stat, { root: false });
+      if (why) throw new ConfigError(`the token file ${file} is ${why}, so another user may have put it there (and know the token); remove it and start again`);
       if ((stat.mode & 0o077) !== 0) chmodSync(file, 0o600);
     }
     text = readFileSync(file, 'utf8');

@@ -38,19 +38,22 @@ export function levelEnables(configured: string, level: string): boolean {
 /**
  * The URL as logged: the value of every query parameter whose key, once decoded as the query
  * parser decodes it, is `token` (any case) is replaced. The raw text is not enough: `?%74oken=`
- * is the same key to the parser (and to auth), but not to a regular expression over the URL.
+ * is the same key to the parser (and to auth), but not to a regular expression over the URL. The
+ * router (find-my-way) takes the query to start after the first `?` or `#`, and to run to the end,
+ * `#` included (`/v1/sessions#token=…` and `?a=1#&token=…` both hand auth a token); so the query
+ * here starts there too, and is split on `#` as well as `&`, which hides a token whatever a
+ * client meant by the `#` (docs/logging.md).
  */
 export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
+  const q = url.search(/[?#]/);
   if (q < 0 || !/t|%/i.test(url.slice(q))) return url;
-  const hash = url.indexOf('#', q);
-  const query = url.slice(q + 1, hash < 0 ? undefined : hash);
-  const parts = query.split('&').map((part) => {
+  const parts = url.slice(q + 1).split(/([&#])/).map((part, i) => {
+    if (i % 2 === 1) return part; // a separator
     const eq = part.indexOf('=');
     const key = eq < 0 ? part : part.slice(0, eq);
     return decodedKey(key).toLowerCase() === 'token' ? `${key}=[redacted]` : part;
   });
-  return `${url.slice(0, q + 1)}${parts.join('&')}${hash < 0 ? '' : url.slice(hash)}`;
+  return `${url.slice(0, q + 1)}${parts.join('')}`;
 }
 
 function decodedKey(key: string): string {

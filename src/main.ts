@@ -3,6 +3,9 @@
 import { acpCommand } from './acp-command.js';
 import { buildApp } from './app.js';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { ConfigError } from './config-error.js';
+import { untrustedWayTo } from './util/trusted-path.js';
 import { flagHelp, loadConfig, redacted } from './config.js';
 import { daemonToken, TOKEN_FILE, tokenAnnouncement, type DaemonToken } from './daemon-token.js';
 import { installCommand } from './install-command.js';
@@ -62,6 +65,7 @@ export async function main(argv: string[]): Promise<void> {
   let prepared: PreparedDir | undefined;
   try {
     config = loadConfig(rest);
+    checkTempDir();
     // The data dir is made private before anything is written to it: the token file first.
     if (config.persist === 'on' && config.dataDir) prepared = prepareDataDir(config.dataDir, [...STORE_FILES, TOKEN_FILE]);
     // Without --token, --token-file or --no-token the daemon makes its own (src/daemon-token.ts).
@@ -109,6 +113,16 @@ export async function main(argv: string[]): Promise<void> {
   app.log.info({ version: VERSION, url, inspector: `${url}/ui/`, dataDir, token: token.source, ...(token.file ? { tokenFile: token.file } : {}) }, LogMessage.listening);
   const announcement = tokenAnnouncement(token, url);
   if (announcement) console.error(announcement);
+}
+
+/**
+ * Agents get files and directories the daemon makes under the temp dir (settings, throwaway
+ * homes, Amp's permission socket): made fresh (mkdtemp), but a temp dir another user owns, or may
+ * write without the sticky bit, lets that user swap them for their own (docs/security.md).
+ */
+function checkTempDir(): void {
+  const way = untrustedWayTo(tmpdir());
+  if (way) throw new ConfigError(`the temp dir ${tmpdir()} (TMPDIR): ${way.path} is ${way.why}, so another user could replace what the daemon makes there for its agents; unset TMPDIR or point it at a directory that belongs to you or root`);
 }
 
 /** The URL a person on this machine opens: a wildcard listen address is reached on loopback. */

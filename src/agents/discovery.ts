@@ -85,7 +85,7 @@ export class AgentDiscovery {
         reinstall: request.reinstall ?? false,
         version,
         user: this.options.user,
-        onProgress: (p) => log.info({ agent, stage: p.stage }, `agent install: ${p.message}`),
+        onProgress: (p) => log[p.stage === 'aside' ? 'warn' : 'info']({ agent, stage: p.stage }, `agent install: ${p.message}`),
       });
       log.info({ agent, version, path: result.path, reused: result.reused, seconds: result.seconds }, 'agent install finished');
       this.options.onInstall?.(agent, result.reused ? 'reused' : 'installed');

@@ -7,11 +7,13 @@
 // first complete install wins and the other is discarded.
 import { defaultDataDir } from '../config.js';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { agentProcessOptions, isDaemonVariable } from '../process/agent-env.js';
 import type { AgentUser } from '../process/agent-user.js';
+import { clearWayToInstall, untrustedExecutable, untrustedInstall, type Distrust } from './install-trust.js';
 import { EXACT_VERSION } from '../schema/agents.js';
 import { currentPlatform, PINNED_AGENTS, type InstallableAgentId } from './versions.js';
 
@@ -26,7 +28,8 @@ export interface PackageSpec {
 
 export interface InstallProgress {
   name: string;
-  stage: 'reused' | 'npm' | 'verify' | 'done';
+  /** `aside`: an install another user could have planted was moved aside (install-trust.ts). */
+  stage: 'reused' | 'aside' | 'npm' | 'verify' | 'done';
   message: string;
 }
 
@@ -98,13 +101,26 @@ export function resolveInstalledPackage(spec: Pick<PackageSpec, 'name' | 'versio
   return readInstall(join(resolve(dir ?? defaultAgentsDir()), spec.name, spec.version), spec.version);
 }
 
-/** A complete install at `target` (its marker names `version` and its executable exists). */
+/** Why the install of `spec` in `dir` is there but not believed (install-trust.ts), if it is. */
+export function untrustedInstalledPackage(spec: Pick<PackageSpec, 'name' | 'version'>, dir: string): Distrust | undefined {
+  const target = join(resolve(dir), spec.name, spec.version);
+  return existsSync(target) ? untrustedInstall(resolve(dir), target, join(target, MARKER)) : undefined;
+}
+
+/**
+ * A complete install at `target` (its marker names `version` and its executable exists), checked
+ * each time it is read, since each read may be followed by running it: nothing another user could
+ * have planted (install-trust.ts).
+ */
 async function readInstall(target: string, version: string): Promise<Installed | undefined> {
   try {
-    const marker = JSON.parse(await readFile(join(target, MARKER), 'utf8')) as { version?: string; executable?: string; versionOutput?: string };
+    const markerPath = join(target, MARKER);
+    if (untrustedInstall(resolve(target, '../..'), target, markerPath)) return undefined;
+    const marker = JSON.parse(await readFile(markerPath, 'utf8')) as { version?: string; executable?: string; versionOutput?: string };
     if (marker.version !== version || typeof marker.executable !== 'string') return undefined;
     const path = join(target, marker.executable);
     await access(path);
+    if (untrustedExecutable(target, path)) return undefined;
     return { path, version, dir: target, versionOutput: marker.versionOutput ?? '' };
   } catch {
     return undefined;
@@ -142,6 +158,7 @@ async function runInstall(spec: PackageSpec, dir: string, options: InstallOption
   const existing = await readInstall(target, spec.version);
   if (existing && !options.reinstall) return result(existing, true);
 
+  await clearWayToInstall(dir, spec.name, spec.version, (moved) => progress('aside', `moved ${moved.path} aside to ${moved.to}: it is ${moved.why}`));
   await mkdir(parent, { recursive: true });
   await removeStale(parent, spec.version);
   const staging = join(parent, tmpName(spec.version));

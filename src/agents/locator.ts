@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { AgentInfo } from '../schema/api.js';
 import { DISCOVERY_FACTS, type DiscoveryFacts } from './discovery-facts.js';
-import { defaultAgentsDir, resolveInstalled } from './install.js';
+import { defaultAgentsDir, resolveInstalled, untrustedInstalledPackage } from './install.js';
 import { PINNED_AGENTS, type InstallableAgentId } from './versions.js';
 
 export type Found = { path: string; source: NonNullable<AgentInfo['source']>; version?: string; missing?: boolean };
@@ -54,7 +54,10 @@ export function agentLocator(
   return async () => {
     const found = await findAgentExecutable(id, { config, env });
     if (!found || found.missing) {
-      const where = found?.missing ? `--${id}-bin ${found.path} is not an executable file` : `no ${id} executable in the agents dir or on PATH`;
+      const agentsDir = resolve(config.agentsDir ?? defaultAgentsDir(env));
+      const planted = found ? undefined : untrustedInstalledPackage({ name: id, version: PINNED_AGENTS[id].version }, agentsDir);
+      const skipped = planted ? `; the install there is not used: ${planted.path} is ${planted.why}, so another user could have put it there` : '';
+      const where = found?.missing ? `--${id}-bin ${found.path} is not an executable file` : `no ${id} executable in the agents dir or on PATH${skipped}`;
       throw new ApiError('agent_not_available', `${title} is not installed (${where}). Run \`agentwire install-agent ${id}\`.`, { agent: id });
     }
     return found.path;

@@ -1,5 +1,4 @@
 // Choosing and opening the store for a config (see data-dir.ts for the layout).
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { ConfigError } from '../config-error.js';
@@ -21,12 +20,16 @@ export function openStore(config: Pick<Config, 'persist' | 'dataDir' | 'fsync'>,
   const prepared = prepareDataDir(config.dataDir, STORE_FILES);
   onPrepared?.(prepared);
   const file = join(prepared.dir, STORE_FILE);
-  if (!existsSync(file)) {
-    try {
-      privateFile(file);
-    } catch (err) {
-      throw new ConfigError(`--data-dir ${config.dataDir}: cannot create ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); choose a --data-dir on a writable file system`);
+  // Opened (created if missing) and checked on the descriptor every time, not only when missing:
+  // prepareDataDir looked at the name, this looks at the file SQLite is about to open.
+  try {
+    privateFile(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EUNTRUSTED' || code === 'ELOOP') {
+      throw new ConfigError(`--data-dir ${config.dataDir}: ${code === 'ELOOP' ? `${file} is a symbolic link` : (err as Error).message}, so another user may have put it there and the daemon will not write into it; move it out of the data dir`);
     }
+    throw new ConfigError(`--data-dir ${config.dataDir}: cannot create ${file} (${code ?? (err as Error).message}); choose a --data-dir on a writable file system`);
   }
   return new SqliteStore(file, { fsync: config.fsync });
 }

@@ -7,9 +7,10 @@
 //
 // The process umask is left alone on purpose: agents are children of the daemon, inherit it, and
 // would write 0600 files into the user's workspace.
-import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../config-error.js';
+import { untrustedFileStat, untrustedWayTo } from '../util/trusted-path.js';
 
 /** What preparing changed, for the start-up log. */
 export interface PreparedDir {
@@ -33,6 +34,11 @@ export function prepareDataDir(dir: string, files: readonly string[] = []): Prep
   const where = `--data-dir ${dir}`;
   const path = resolve(dir);
   const created = createMissing(path, where);
+  // Whoever may write a directory above it could swap the data dir for one of theirs after the
+  // checks below (a sticky one, /tmp, is fine: nobody may rename another's entry there).
+  // A symlinked data dir is fine when both ways, to the link and to where it leads, are.
+  const way = untrustedWayTo(dirname(path)) ?? untrustedWayTo(dirname(realpathSync(path)));
+  if (way) throw new ConfigError(`${where}: ${way.path}, on the way to it, is ${way.why}, so another user could swap the data dir; choose a --data-dir whose parent directories belong to you or root`);
   const stat = statSync(path);
   if (!stat.isDirectory()) throw new ConfigError(`${where}: it is a file, not a directory; remove it or choose another --data-dir`);
   if (stat.uid !== euid()) {
@@ -106,7 +112,13 @@ function describe(err: unknown, parent: string): string {
   }
 }
 
-/** Takes group and other bits off an existing file; its old mode when it changed anything. */
+/**
+ * Takes group and other bits off an existing file; its old mode when it changed anything. A file
+ * the daemon could not have made (a symlink, a hard link, another user's: planted while the dir
+ * was open, docs/security.md) is refused, not narrowed: chmod would change the other user's file,
+ * and the daemon never writes into a file it did not create. Checked after the dir is 0700, so
+ * nobody but this user (and root) can swap the entry between this check and its use.
+ */
 function narrowFile(file: string, where: string): number | undefined {
   let stat;
   try {
@@ -114,7 +126,11 @@ function narrowFile(file: string, where: string): number | undefined {
   } catch {
     return undefined; // not there yet: it will be created private
   }
-  if (!stat.isFile() || (stat.mode & 0o077) === 0) return undefined;
+  const why = untrustedFileStat(stat, { root: false });
+  if (why) {
+    throw new ConfigError(`${where}: ${file} is ${why}, so another user may have put it there and the daemon will not write into it; move it out of the data dir (keep it if it holds sessions you want: a copy you own, cp ${file} ${file}.copy, can replace it)`);
+  }
+  if ((stat.mode & 0o077) === 0) return undefined;
   try {
     chmodSync(file, stat.mode & 0o700);
   } catch (err) {
@@ -134,7 +150,11 @@ export function privateFile(path: string, data?: string | Buffer): void {
   const flags = constants.O_CREAT | constants.O_WRONLY | constants.O_NOFOLLOW | (data === undefined ? 0 : constants.O_TRUNC);
   const fd = openSync(path, flags, 0o600);
   try {
-    if ((fstatSync(fd).mode & 0o077) !== 0) fchmodSync(fd, 0o600);
+    // Checked on the open descriptor, not on the name: what is checked is what is written.
+    const stat = fstatSync(fd);
+    const why = untrustedFileStat(stat, { root: false });
+    if (why) throw Object.assign(new Error(`${path} is ${why}`), { code: 'EUNTRUSTED' });
+    if ((stat.mode & 0o077) !== 0) fchmodSync(fd, 0o600);
     if (data !== undefined) writeFileSync(fd, data);
   } finally {
     closeSync(fd);

@@ -123,4 +123,9 @@ describe('startupWarnings', () => {
     expect(flag).toEqual([expect.stringMatching(/^--token on the command line: every local process can read it .* --token-file/)]);
     expect(startupWarnings(config(['--agent-user', 'nobody']), { token: 'a-long-enough-token', source: 'env' }, { uid: 0 })).toEqual([]);
   });
+
+  it('with --allow-unauthenticated-network, adds that every machine reaching the address can drive it', () => {
+    const open = startupWarnings(config(['--no-token', '--host', '0.0.0.0', '--allow-unauthenticated-network']), { source: 'none' }, { uid: 1000 });
+    expect(open).toEqual([expect.stringMatching(/^--no-token: /), '--allow-unauthenticated-network: this daemon listens on 0.0.0.0 with no token, so every machine that reaches that address can drive it too']);
+  });
 });

@@ -4,6 +4,7 @@
 // session's env; an MCP server's env), runs a scenario, and then its whole stdout and stderr are
 // searched for every secret.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +47,17 @@ async function status(path: string, headers: Record<string, string> = {}): Promi
   return res.status;
 }
 
+/** The same for a request target sent as it is (fetch drops everything after a `#`). */
+function rawStatus(path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path }, (res) => {
+      resolve(res.statusCode ?? 0);
+      res.destroy();
+    });
+    req.on('error', reject).end();
+  });
+}
+
 describe('the log of a scenario with secrets everywhere', () => {
   it('holds none of them, and still logs every request', async () => {
     await call(port, 'POST', '/v1/sessions/s1', {
@@ -66,6 +78,11 @@ describe('the log of a scenario with secrets everywhere', () => {
     expect(await status(`${sse}?offset=0&%74%6F%6B%65%6E=${SECRETS.token}`)).toBe(200);
     expect(await status(`${sse}?TOKEN=${SECRETS.token}`)).toBe(401);
     expect(await status(`/v1/sessions?Tok%65n=${SECRETS.token}`)).toBe(401);
+    // After a `#` in a raw request target (a browser never sends one; a client can): the router
+    // reads its query from the first `?` or `#`, so the first is a valid token to auth.
+    expect(await rawStatus(`${sse}#token=${SECRETS.token}`)).toBe(200);
+    await rawStatus(`/v1/sessions?x=1#&token=${SECRETS.token}`);
+    await rawStatus(`/v1/sessions?x=1#token=${SECRETS.token}`);
     expect(await status('/v1/sessions', { authorization: `Bearer ${SECRETS.token}` })).toBe(200);
     expect(await status('/v1/sessions', { authorization: `Bearer ${SECRETS.token}x` })).toBe(401);
 
@@ -76,7 +93,16 @@ describe('the log of a scenario with secrets everywhere', () => {
     // Not a vacuous search: the requests are there, each with its query, the token's value hidden.
     const urls = daemon.logs.map((l) => (l as { req?: { url?: string } }).req?.url).filter((u): u is string => u !== undefined);
     expect(urls).toEqual(
-      expect.arrayContaining([`${sse}?token=[redacted]`, `${sse}?%74oken=[redacted]`, `${sse}?offset=0&%74%6F%6B%65%6E=[redacted]`, `${sse}?TOKEN=[redacted]`, '/v1/sessions?Tok%65n=[redacted]']),
+      expect.arrayContaining([
+        `${sse}?token=[redacted]`,
+        `${sse}?%74oken=[redacted]`,
+        `${sse}?offset=0&%74%6F%6B%65%6E=[redacted]`,
+        `${sse}?TOKEN=[redacted]`,
+        '/v1/sessions?Tok%65n=[redacted]',
+        `${sse}#token=[redacted]`,
+        '/v1/sessions?x=1#&token=[redacted]',
+        '/v1/sessions?x=1#token=[redacted]',
+      ]),
     );
     expect(output).toContain('"command":');
     expect(output).toContain('--token on the command line');
@@ -91,6 +117,10 @@ describe('redactUrl and the logged config', () => {
     expect(redactUrl('/a?to+ken=1&tokens=2&atoken=3')).toBe('/a?to+ken=1&tokens=2&atoken=3');
     expect(redactUrl('/a?%E0%A4%A=s3cret')).toBe('/a?%E0%A4%A=[redacted]'); // undecodable: hidden
     expect(redactUrl('/v1/sessions')).toBe('/v1/sessions');
+    // The router's query starts at the first `?` or `#` and runs to the end.
+    expect(redactUrl('/a#token=s3cret')).toBe('/a#token=[redacted]');
+    expect(redactUrl('/a?x=1#&token=s3cret')).toBe('/a?x=1#&token=[redacted]');
+    expect(redactUrl('/a?x=1#token=s3cret&y=2')).toBe('/a?x=1#token=[redacted]&y=2');
   });
 
   it('shows a configured agent by name and command, never its arguments or env values', () => {

@@ -65,9 +65,19 @@ describe('the port', () => {
   });
 
   it('a --host that is not this machine: exit 2', async () => {
-    const r = await refusedWith(['--host', '192.0.2.1', '--no-token', '--persist', 'off']);
+    const r = await refusedWith(['--host', '192.0.2.1', '--persist', 'off']);
     expect(r.code).toBe(2);
     expect(r.line).toMatch(/^agentwire: --host 192\.0\.2\.1 is not an address of this machine \(EADDRNOTAVAIL\); choose one/);
+  });
+});
+
+describe('the trust boundary', () => {
+  it('--no-token on an address other machines reach: exit 2, naming the fix (issue 39)', async () => {
+    const r = await refusedWith(['--host', '0.0.0.0', '--no-token', '--persist', 'off']);
+    expect(r.code).toBe(2);
+    expect(r.line).toBe(
+      'agentwire: --no-token with --host 0.0.0.0: every machine that reaches that address could drive this daemon (and run commands through its agents) with no token; drop --no-token (the daemon then makes a token), listen on 127.0.0.1, or add --allow-unauthenticated-network if that is what you want',
+    );
   });
 });
 

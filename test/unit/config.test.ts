@@ -32,13 +32,24 @@ describe('loadConfig', () => {
     expect(() => loadConfig(['--token', 'short'])).toThrow(/--token .*16 characters/);
   });
 
-  it('takes a non-loopback host without a token flag (the CLI then makes one: daemon-token.test.ts), or with --no-token', () => {
+  it('takes a non-loopback host without a token flag (the CLI then makes one: daemon-token.test.ts), or with --no-token and the flag that says so', () => {
     expect(loadConfig(['--host', '0.0.0.0']).token).toBeUndefined();
     expect(loadConfig(['--host', '0.0.0.0', '--token', 'a-long-enough-token']).host).toBe('0.0.0.0');
-    expect(loadConfig(['--host', '0.0.0.0', '--no-token']).noToken).toBe(true);
-    expect(loadConfig(['--host', '0.0.0.0'], { AGENTWIRE_NO_TOKEN: '1' }).noToken).toBe(true);
+    expect(loadConfig(['--host', '0.0.0.0', '--no-token', '--token', 'a-long-enough-token']).host).toBe('0.0.0.0'); // a token wins
+    expect(loadConfig(['--host', '0.0.0.0', '--no-token', '--allow-unauthenticated-network']).noToken).toBe(true);
+    expect(loadConfig(['--host', '0.0.0.0'], { AGENTWIRE_NO_TOKEN: '1', AGENTWIRE_ALLOW_UNAUTHENTICATED_NETWORK: '1' }).noToken).toBe(true);
+    for (const host of ['127.0.0.1', '127.0.0.2', '::1', '[::1]', 'localhost', 'agentwire.localhost']) expect(loadConfig(['--host', host, '--no-token']).noToken).toBe(true);
     expect(loadConfig(['--host', '127.0.0.2']).host).toBe('127.0.0.2');
     expect(loadConfig(['--host', '::1']).host).toBe('::1');
+  });
+
+  it('refuses --no-token on an address other machines reach, unless --allow-unauthenticated-network says so (issue 39)', () => {
+    for (const host of ['0.0.0.0', '::', '192.168.1.5', 'agentwire.lan']) {
+      expect(() => loadConfig(['--host', host, '--no-token'])).toThrow(
+        `--no-token with --host ${host}: every machine that reaches that address could drive this daemon (and run commands through its agents) with no token; drop --no-token (the daemon then makes a token), listen on 127.0.0.1, or add --allow-unauthenticated-network if that is what you want`,
+      );
+    }
+    expect(() => loadConfig(['--host', '0.0.0.0'], { AGENTWIRE_NO_TOKEN: '1' })).toThrow(/--allow-unauthenticated-network/);
   });
 
   it('refuses a --cors-origin that is not exactly an origin', () => {

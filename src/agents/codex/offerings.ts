@@ -8,7 +8,8 @@
 //            Codex's own picker does.
 //   modes    `collaborationMode/list {}` → {data: [{name, mode, model, reasoning_effort}]}; an
 //            experimental method, so that one initialize sets `experimentalApi`.
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
+import { agentTempDir } from '../../process/agent-user.js';
 import { z } from 'zod';
 import type { ChildProcess } from '../../process/spawn.js';
 import { processSpawnOptions, type ProcessLimits } from '../process-options.js';
@@ -53,10 +54,17 @@ export interface CatalogueDeps {
  */
 export async function askCodex<T>(ctx: QueryContext, deps: CatalogueDeps, experimental: boolean, ask: (rpc: JsonRpcPeer, timeoutMs: number) => Promise<T>): Promise<T> {
   const executable = await deps.locate();
-  const { peer, child }: { peer: JsonRpcPeer; child: ChildProcess } = await JsonRpcPeer.spawn(
-    { command: executable, args: [...deps.args], cwd: tmpdir(), env: {}, ...processSpawnOptions(deps.limits, ctx.logger), boundary: ctx.boundary },
+  // A fresh cwd of its own, not the shared temp dir itself: a project file another user put
+  // there (AGENTS.md, .codex/) must not reach the agent (docs/security.md, "Planted files").
+  const cwd = await agentTempDir('agentwire-codex-query-', ctx.boundary.user);
+  const spawned = await JsonRpcPeer.spawn(
+    { command: executable, args: [...deps.args], cwd, env: {}, ...processSpawnOptions(deps.limits, ctx.logger), boundary: ctx.boundary },
     { native: () => {}, onRequest: (r) => void peer.respondError(r.id, { code: -32601, message: 'agentwire only lists models and modes here' }).catch(() => {}) },
-  );
+  ).catch(async (err: unknown) => {
+    await rm(cwd, { recursive: true, force: true });
+    throw err;
+  });
+  const { peer, child }: { peer: JsonRpcPeer; child: ChildProcess } = spawned;
   deps.onSpawn?.(child.pid);
   try {
     const work = async () => {
@@ -71,6 +79,7 @@ export async function askCodex<T>(ctx: QueryContext, deps: CatalogueDeps, experi
     throw new Error(outcome.reason === 'timeout' ? `codex app-server did not answer within ${ctx.timeoutMs} ms` : `codex app-server exited (${exit.signal ?? `code ${exit.exitCode}`}): ${exit.stderr.head ?? ''}`);
   } finally {
     await child.kill();
+    await rm(cwd, { recursive: true, force: true });
   }
 }
 
