@@ -4810,7 +4810,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `too_many_sessions`: Session limit reached; `too_many_subscribers`: Subscriber limit reached */
+            /** @description `too_many_sessions`: Session limit reached */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4962,7 +4962,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `too_many_sessions`: Session limit reached; `too_many_subscribers`: Subscriber limit reached */
+            /** @description `too_many_sessions`: Session limit reached */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -164,7 +164,7 @@ export const postStream = route({
     'A chat backend\'s dispatch: the recent turns and the new message (last, from the user), the agent and the options a create takes, or a `sessionId` to continue. A fresh session gets the earlier turns as a marked preamble and is ended when the stream ends (unless `keepSession`). Permission requests and questions are answered by `permissions`. Closing the connection interrupts the turn. See docs/stream.md.',
   body: StreamRequest,
   ok: { 200: ndjsonLines },
-  errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'invalid_request', 'invalid_cwd', 'turn_in_progress', 'session_ended', 'too_many_sessions', 'too_many_subscribers', 'agent_not_available', 'agent_start_failed', 'agent_io_failed', 'shutting_down'],
+  errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'invalid_request', 'invalid_cwd', 'turn_in_progress', 'session_ended', 'too_many_sessions', 'agent_not_available', 'agent_start_failed', 'agent_io_failed', 'shutting_down'],
   handler: serveStream,
 });
 
@@ -193,7 +193,7 @@ async function send(dispatch: StreamDispatch, stream: SandboxStream): Promise<vo
     await dispatch.send();
   } catch (err) {
     stream.dispose();
-    await dispatch.close(true).catch(() => {});
+    await dispatch.undo().catch(() => {});
     throw err;
   }
 }

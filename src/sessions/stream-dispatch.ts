@@ -22,6 +22,8 @@ export interface StreamDispatch {
   send(): Promise<void>;
   /** The stream is over (its terminal line written, or the caller gone): end what it started. */
   close(aborted: boolean): Promise<void>;
+  /** The turn never started (send threw): undo what the dispatch did, and nothing else. */
+  undo(): Promise<void>;
 }
 
 const PREAMBLE_START = '[agentwire: the conversation so far, oldest first. It is context: do not answer it; answer the new message after it.]';
@@ -61,6 +63,7 @@ export async function openStreamDispatch(sessions: SessionManager, body: StreamR
       if (!keepSession) return session.terminate();
       if (aborted) await interruptRunning(session);
     },
+    undo: () => session.terminate(),
   };
 }
 
@@ -81,19 +84,14 @@ function continued(session: Session, body: StreamRequest, message: string, polic
     session,
     created: false,
     message,
-    send: async () => {
-      try {
-        await session.send({ message });
-      } catch (err) {
-        stop();
-        throw err;
-      }
-    },
+    send: async () => void (await session.send({ message })),
     close: async (aborted) => {
       stop();
       // The caller went away: its turn stops, the session (not this dispatch's) stays.
       if (aborted) await interruptRunning(session);
     },
+    // Refused (a turn of someone else's running, say): that turn is none of this dispatch's business.
+    undo: async () => stop(),
   };
 }
 

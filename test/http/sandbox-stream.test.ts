@@ -147,6 +147,26 @@ describe('POST /stream (mock agent, real socket)', () => {
     await app.app.inject({ method: 'DELETE', url: `/v1/sessions/${id}` });
   });
 
+  it('a continued session: a dispatch while its turn runs is refused and leaves that turn alone; an abort interrupts its own turn and keeps the session', async () => {
+    const first = await dispatch(base, mock('Reply with exactly the single word one.', { keepSession: true }));
+    const id = sessionOf(first);
+    const session = app.sessions.get(id);
+    const running = dispatch(base, { sessionId: id, messages: [{ role: 'user', content: 'slow 20' }] });
+    await waitFor(() => session.status === 'running', 2000, 'the continued turn to run');
+    const refused = await dispatch(base, { sessionId: id, messages: [{ role: 'user', content: 'hi' }] });
+    expect([refused.status, refused.error?.code]).toEqual([409, 'turn_in_progress']);
+    const done = await running;
+    expect(done.result).toBe(Array.from({ length: 20 }, (_, i) => `tick ${i + 1}\n`).join(''));
+
+    const aborted = await dispatch(base, { sessionId: id, messages: [{ role: 'user', content: 'slow 100' }] }, { abortWhen: (l) => l.type === 'log' });
+    expect(aborted.aborted).toBe(true);
+    await waitFor(() => session.status === 'idle', 1000, 'the continued turn to be interrupted');
+    const ends = (await getEvents(app, id)).filter((e) => e.type === 'turn.ended');
+    expect(ends.at(-1)).toMatchObject({ data: { metadata: { reason: 'interrupted' } } });
+    expect(session.status).toBe('idle');
+    await app.app.inject({ method: 'DELETE', url: `/v1/sessions/${id}` });
+  });
+
   it('refuses a bad dispatch with problem+json before streaming', async () => {
     const cases: Array<[unknown, number, string]> = [
       [{ agent: 'mock', messages: [{ role: 'assistant', content: 'hi' }] }, 400, 'invalid_request'],
