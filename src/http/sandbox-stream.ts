@@ -96,13 +96,17 @@ export class SandboxStream extends PullStream {
     for (let n = 0; !this.lines.done && (force || !this.waitingDrain) && this.cursor < this.log.lastSequence; n++) {
       if (n === BATCHES_PER_TICK && !force) return this.resumeLater();
       const out: StreamLine[] = [];
-      for (const event of this.log.read(this.cursor, BATCH)) {
-        out.push(...this.lines.map(event));
-        this.cursor = event.sequence;
-        if (this.lines.done) break;
+      try {
+        for (const event of this.log.read(this.cursor, BATCH)) {
+          out.push(...this.lines.map(event));
+          this.cursor = event.sequence;
+          if (this.lines.done) break;
+        }
+        if (!this.lines.done && this.cursor >= this.log.lastSequence) out.push(...this.lines.flush());
+      } finally {
+        // Lines mapped before a failure go out first: a step's running line before the error closes it.
+        this.write(out, force);
       }
-      if (!this.lines.done && this.cursor >= this.log.lastSequence) out.push(...this.lines.flush());
-      this.write(out, force);
     }
   }
 

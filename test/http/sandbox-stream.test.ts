@@ -3,8 +3,9 @@
 // only log, step, result and error lines, steps correlated by id, exactly one terminal line; the
 // permission policies, a crash, an abort mid-step (nothing left running), a flood, history and
 // continuing a session, and the refusals that stay problem+json.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/app.js';
+import { SandboxLines } from '../../src/http/sandbox-lines.js';
 import { dispatch, type Rendered } from '../support/envelope-consumer.js';
 import { expectNoUnparsed, getEvents, makeApp, waitFor } from '../support/helpers.js';
 import { allGone } from '../support/procs.js';
@@ -104,6 +105,32 @@ describe('POST /stream (mock agent, real socket)', () => {
     await endedAndReaped(r);
     const next = await dispatch(base, mock('Reply with exactly the single word pong.'));
     expect(next.result).toBe('pong');
+  });
+
+  it('a session deleted under the stream ends it with one error line, terminated', async () => {
+    const r = await dispatch(base, mock('slow 100'), {
+      abortWhen: (l) => {
+        if (l.type === 'log' && l.message.startsWith('agentwire session')) void app.app.inject({ method: 'DELETE', url: `/v1/sessions/${/session (\S+)/.exec(l.message)![1]}` });
+        return false;
+      },
+    });
+    expect(r.error).toMatchObject({ code: 'terminated' });
+    expect(r.lines.at(-1)!.type).toBe('error');
+  });
+
+  it('a failure inside the daemon while mapping still ends the stream with one error line, and the session with it', async () => {
+    const map = SandboxLines.prototype.map;
+    const spy = vi.spyOn(SandboxLines.prototype, 'map').mockImplementation(function (this: SandboxLines, event) {
+      if (event.type === 'item.completed' && event.data.item.kind === 'tool_call') throw new Error('injected');
+      return map.call(this, event);
+    });
+    try {
+      const r = await dispatch(base, mock('tool'));
+      expect(r.error).toEqual({ code: 'internal_error', message: 'the daemon failed while streaming this turn' });
+      await endedAndReaped(r);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('a flood of deltas is still only the four line types, and one result', async () => {
