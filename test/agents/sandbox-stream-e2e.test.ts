@@ -28,6 +28,7 @@ beforeAll(async () => {
       tools: [[{ text: 'Let me run it.' }, { tool: 'shell', command: 'echo hello-from-shell' }], [{ text: 'It printed hello-from-shell.' }]],
       history: [[{ text: 'Your name is Ada.' }]],
       broken: [[{ error: 400, message: 'the fake model refuses this request' }]],
+      write: [[{ tool: 'write', path: 'notes.txt', content: 'notes\n' }], [{ text: 'Finished.' }]],
     },
   });
   app = await makeApp({ baseDir: sandbox.work });
@@ -88,6 +89,16 @@ describe.each(Object.keys(AGENTS) as Array<keyof typeof AGENTS>)('POST /stream w
     const asked = fake.requests.filter((q) => JSON.stringify(q.body ?? '').includes('[scenario:history]'));
     expect(asked.length).toBeGreaterThan(0);
     expect(JSON.stringify(asked.at(-1)!.body)).toContain('Nice to meet you, Ada.');
+    await endedCleanly(r);
+  });
+});
+
+describe('permissions by policy through a real agent (Claude Code, default permission mode)', () => {
+  it.each(['allow', 'deny'] as const)('%s: the decision is a log line and the step succeeds or fails by it', { timeout: 120_000 }, async (permissions) => {
+    const r = await dispatch(base, { ...body('claude', [{ role: 'user', content: '[scenario:write] Write notes.txt.' }]), permissionMode: 'default', permissions });
+    expect(r.result, JSON.stringify(r.lines)).toBe('Finished.');
+    expect(r.logs.some((l) => /^permission \S+ (approved|denied) \(by policy\)$/.test(l.message) && l.message.includes(permissions === 'allow' ? 'approved' : 'denied')), JSON.stringify(r.logs)).toBe(true);
+    expect(r.steps.map((s) => s.status)).toEqual([permissions === 'allow' ? 'succeeded' : 'failed']);
     await endedCleanly(r);
   });
 });
