@@ -38,6 +38,8 @@ export class SandboxStream extends PullStream {
   private readonly unlisten: () => void;
   private resumeScheduled = false;
   private opened = false;
+  /** The log closed (the session deleted, the daemon stopping), perhaps before start(). */
+  private logGone = false;
 
   constructor(
     private readonly log: EventLog,
@@ -55,6 +57,7 @@ export class SandboxStream extends PullStream {
   start(): void {
     if (this.res.destroyed) return this.stop(true); // the caller left while the turn was dispatched
     this.begin(false);
+    if (this.logGone) this.logClosed(); // it closed while the turn was dispatched: still one terminal line
   }
 
   /** Stops listening without having written anything (the dispatch was refused). */
@@ -127,7 +130,8 @@ export class SandboxStream extends PullStream {
 
   /** The log gets nothing more (the session was deleted, the daemon is stopping): what is there, then the end. */
   private logClosed(): void {
-    if (this.closed || !this.started) return this.dispose();
+    this.logGone = true;
+    if (this.closed || !this.started) return;
     this.pump(true);
     this.end('terminated', 'the session was deleted or the daemon is stopping');
   }
