@@ -4730,6 +4730,8 @@ export interface operations {
             /** @description The turn as NDJSON (`application/x-ndjson`), one StreamLine per line: `log`, `step` (a running line, then a succeeded or failed one with the same id), and exactly one terminal line, `result` or `error`, after which the stream ends. Every line has `ts` (epoch ms). The `agentwire-session-id` header names the session. See docs/stream.md. */
             200: {
                 headers: {
+                    /** @description The session running the turn (continue it with `sessionId` when it was kept) */
+                    "agentwire-session-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4882,6 +4884,8 @@ export interface operations {
             /** @description The turn as NDJSON (`application/x-ndjson`), one StreamLine per line: `log`, `step` (a running line, then a succeeded or failed one with the same id), and exactly one terminal line, `result` or `error`, after which the stream ends. Every line has `ts` (epoch ms). The `agentwire-session-id` header names the session. See docs/stream.md. */
             200: {
                 headers: {
+                    /** @description The session running the turn (continue it with `sessionId` when it was kept) */
+                    "agentwire-session-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {

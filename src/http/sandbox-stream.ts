@@ -162,6 +162,9 @@ export class SandboxStream extends PullStream {
 const ndjsonLines: ResponseConfig = {
   description:
     'The turn as NDJSON (`application/x-ndjson`), one StreamLine per line: `log`, `step` (a running line, then a succeeded or failed one with the same id), and exactly one terminal line, `result` or `error`, after which the stream ends. Every line has `ts` (epoch ms). The `agentwire-session-id` header names the session. See docs/stream.md.',
+  headers: {
+    [SESSION_HEADER]: { description: 'The session running the turn (continue it with `sessionId` when it was kept)', schema: { type: 'string' as const } },
+  },
   content: { 'application/x-ndjson': { schema: StreamLine } },
 };
 
