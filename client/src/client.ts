@@ -1,6 +1,7 @@
 // createClient(): the entry point. `agents` and `sessions` group the REST calls; a session's own
 // calls (messages, events, turns, replies) live on its Session handle.
 import { feedQuery, followFeed, type FeedOptions, type FeedPageOptions } from './feed-stream.js';
+import { sandboxStream, type StreamOptions } from './sandbox-stream.js';
 import { Session } from './session.js';
 import { CREATE_TIMEOUT_MS, seg, Transport, type ClientOptions } from './transport.js';
 import type {
@@ -15,6 +16,8 @@ import type {
   ModelsResponse,
   ModesResponse,
   SessionInfo,
+  StreamLine,
+  StreamRequest,
 } from './types.js';
 
 export { CREATE_TIMEOUT_MS } from './transport.js';
@@ -31,6 +34,12 @@ export interface AgentwireClient {
   events(options?: FeedOptions): AsyncGenerator<FeedEntry, void, undefined>;
   /** One page of the feed (GET /v1/events): `cursor` is where it ends, `lastCursor` the feed's last entry. */
   eventsPage(options?: FeedPageOptions): Promise<FeedResponse>;
+  /**
+   * POST /stream: one turn of a chat dispatch (the recent turns, the new message last, the agent
+   * and its options, or a sessionId), as its log, step, result and error lines; it ends after the
+   * result or error line. Abort `signal` (or leave the loop) to stop the turn (docs/stream.md).
+   */
+  stream(body: StreamRequest, options?: StreamOptions): AsyncGenerator<StreamLine, void, undefined>;
   agents: {
     list(options?: CallOptions): Promise<AgentInfo[]>;
     install(agent: AgentId, request?: InstallAgentRequest & CallOptions): Promise<void>;
@@ -71,6 +80,7 @@ export function createClient(options: ClientOptions): AgentwireClient {
     baseUrl: transport.baseUrl,
     health: (call) => transport.json('GET', '/v1/health', call),
     events: (feedOptions) => followFeed(transport, feedOptions),
+    stream: (body, streamOptions) => sandboxStream(transport, body, streamOptions),
     eventsPage: ({ signal, timeoutMs, ...page } = {}) => transport.json('GET', '/v1/events', { signal, timeoutMs, query: feedQuery(page) }),
     agents: {
       list: async (call) => (await transport.json<{ agents: AgentInfo[] }>('GET', '/v1/agents', call)).agents,

@@ -8,5 +8,6 @@ export { DEFAULT_IDLE_TIMEOUT_MS } from './resuming-sse.js';
 export { type FeedOptions, type FeedPageOptions } from './feed-stream.js';
 export { RECONNECT_DEFAULTS, type ReconnectOptions } from './backoff.js';
 export { finalText, type TurnOptions, type TurnResult } from './turn.js';
+export { type StreamOptions } from './sandbox-stream.js';
 export type * from './types.js';
 export type { components, operations, paths } from './openapi.js';

@@ -437,6 +437,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run one turn of a chat dispatch and stream it as log, step, result and error lines (the sandbox stream)
+         * @description A chat backend's dispatch: the recent turns and the new message (last, from the user), the agent and the options a create takes, or a `sessionId` to continue. A fresh session gets the earlier turns as a marked preamble and is ended when the stream ends (unless `keepSession`). Permission requests and questions are answered by `permissions`. Closing the connection interrupts the turn. See docs/stream.md.
+         */
+        post: operations["postStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run one turn of a chat dispatch and stream it as log, step, result and error lines (the sandbox stream)
+         * @description A chat backend's dispatch: the recent turns and the new message (last, from the user), the agent and the options a create takes, or a `sessionId` to continue. A fresh session gets the earlier turns as a marked preamble and is ended when the stream ends (unless `keepSession`). Permission requests and questions are answered by `permissions`. Closing the connection interrupts the turn. See docs/stream.md.
+         */
+        post: operations["postStreamV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1587,6 +1627,133 @@ export interface components {
             name: string;
             description: string;
         };
+        /** @description One NDJSON line of POST /stream */
+        StreamLine: components["schemas"]["StreamLogLine"] | components["schemas"]["StreamStepLine"] | components["schemas"]["StreamResultLine"] | components["schemas"]["StreamErrorLine"];
+        /** @description A diagnostic line for traces: status items, warnings, agent stderr, decisions the policy took */
+        StreamLogLine: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "log";
+            /** @enum {string} */
+            level: "debug" | "info" | "warn" | "error";
+            message: string;
+            /** @description Unix epoch milliseconds */
+            ts: number;
+        };
+        /** @description One tool call: a running line, then a succeeded or failed one with the same id */
+        StreamStepLine: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "step";
+            /** @description The same on the running line and the final one */
+            id: string;
+            /** @description The tool the step ran */
+            name: string;
+            /** @enum {string} */
+            status: "running" | "succeeded" | "failed";
+            /** @description The call's input (running line) */
+            args?: unknown;
+            /** @description The tool's output (succeeded line) */
+            result?: unknown;
+            /** @description Why it failed (failed line) */
+            error?: string;
+            /** @description From the call to its result, measured by the daemon (final line) */
+            durationMs?: number;
+            /** @description Unix epoch milliseconds */
+            ts: number;
+        };
+        /** @description The turn's final assistant message, once, after the last step; the stream ends after it */
+        StreamResultLine: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "result";
+            message: string;
+            /** @description Unix epoch milliseconds */
+            ts: number;
+        };
+        /** @description The turn failed: in place of the result; the stream ends after it */
+        StreamErrorLine: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+            code: components["schemas"]["StreamErrorCode"];
+            message: string;
+            /** @description Unix epoch milliseconds */
+            ts: number;
+        };
+        /** @enum {string} */
+        StreamErrorCode: "agent_crashed" | "agent_exited" | "model_error" | "agent_error" | "interrupted" | "terminated" | "budget_exceeded" | "session_ended" | "slow_reader" | "internal_error";
+        /**
+         * @example {
+         *       "agent": "claude",
+         *       "model": "sonnet",
+         *       "permissions": "allow",
+         *       "messages": [
+         *         {
+         *           "role": "user",
+         *           "content": "What does the build script do?"
+         *         },
+         *         {
+         *           "role": "assistant",
+         *           "content": "It compiles src/ with tsc and bundles dist/main.js."
+         *         },
+         *         {
+         *           "role": "user",
+         *           "content": "Add a --watch flag to it."
+         *         }
+         *       ]
+         *     }
+         */
+        StreamRequest: {
+            /** @description The conversation, oldest first: up to the last 20 turns, then the new message, which must be the last and from the user */
+            messages: components["schemas"]["ChatMessage"][];
+            agent?: components["schemas"]["AgentId"] & unknown;
+            /**
+             * @description Continue this session (one agentwire still holds, idle) natively: only the last message is sent, nothing is replayed, and the session's own options stand
+             * @example my-session
+             */
+            sessionId?: string;
+            /** @description Keep a session this dispatch created running after the turn (its id is the `agentwire-session-id` header and the first log line), to continue it with sessionId. Default false: it is ended and its agent reaped when the stream ends */
+            keepSession?: boolean;
+            permissions?: components["schemas"]["StreamPermissions"];
+            model?: string;
+            variant?: string;
+            agentMode?: string;
+            permissionMode?: components["schemas"]["PermissionMode"];
+            agentVersion?: string;
+            title?: string;
+            /** @description The agent's working directory; must exist. Default: the daemon's cwd */
+            cwd?: string;
+            /** @description Extra environment for the agent process */
+            env?: {
+                [key: string]: string;
+            };
+            /** @description MCP servers by name, in the agent's own config shape ({command, args, env} or {type, url}); passed to the agent for this session */
+            mcp?: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            budget?: components["schemas"]["Budget"];
+        };
+        ChatMessage: {
+            /** @enum {string} */
+            role: "user" | "assistant" | "system";
+            content: string;
+        };
+        /**
+         * @description allow: permissions approved once, a question answered with its first option; deny: permissions denied, questions rejected; daemon: the daemon's --permission-policy (its `ask` means deny here: nobody on this stream can answer). Default daemon. Every decision is a log line
+         * @enum {string}
+         */
+        StreamPermissions: "allow" | "deny" | "daemon";
     };
     responses: never;
     parameters: never;
@@ -4538,6 +4705,314 @@ export interface operations {
             };
             /** @description `shutting_down`: Daemon is shutting down */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StreamRequest"];
+            };
+        };
+        responses: {
+            /** @description The turn as NDJSON (`application/x-ndjson`), one StreamLine per line: `log`, `step` (a running line, then a succeeded or failed one with the same id), and exactly one terminal line, `result` or `error`, after which the stream ends. Every line has `ts` (epoch ms). The `agentwire-session-id` header names the session. See docs/stream.md. */
+            200: {
+                headers: {
+                    /** @description The session running the turn (continue it with `sessionId` when it was kept) */
+                    "agentwire-session-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["StreamLine"];
+                };
+            };
+            /** @description `malformed_json`: Malformed JSON body; `invalid_request`: Invalid request; `invalid_cwd`: Working directory does not exist */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="agentwire"`, with `error="invalid_token"` when a token was sent but is wrong (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `session_not_found`: Session not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `turn_in_progress`: A turn is already running; `session_ended`: Session has ended */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `host_not_allowed`: Host not allowed */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_sessions`: Session limit reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `agent_not_available`: Agent not available */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `agent_start_failed`: Agent failed to start; `agent_io_failed`: Agent did not accept the input */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `shutting_down`: Daemon is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store_unavailable`: Event store cannot take writes */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postStreamV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StreamRequest"];
+            };
+        };
+        responses: {
+            /** @description The turn as NDJSON (`application/x-ndjson`), one StreamLine per line: `log`, `step` (a running line, then a succeeded or failed one with the same id), and exactly one terminal line, `result` or `error`, after which the stream ends. Every line has `ts` (epoch ms). The `agentwire-session-id` header names the session. See docs/stream.md. */
+            200: {
+                headers: {
+                    /** @description The session running the turn (continue it with `sessionId` when it was kept) */
+                    "agentwire-session-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["StreamLine"];
+                };
+            };
+            /** @description `malformed_json`: Malformed JSON body; `invalid_request`: Invalid request; `invalid_cwd`: Working directory does not exist */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: Missing or invalid bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="agentwire"`, with `error="invalid_token"` when a token was sent but is wrong (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `origin_not_allowed`: Origin not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `session_not_found`: Session not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `turn_in_progress`: A turn is already running; `session_ended`: Session has ended */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `host_not_allowed`: Host not allowed */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_sessions`: Session limit reached */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `agent_not_available`: Agent not available */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `agent_start_failed`: Agent failed to start; `agent_io_failed`: Agent did not accept the input */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `shutting_down`: Daemon is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store_unavailable`: Event store cannot take writes */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -51,6 +51,12 @@ export type ModelsResponse = Schemas['ModelsResponse'];
 export type ModesResponse = Schemas['ModesResponse'];
 export type HealthResponse = Schemas['HealthResponse'];
 
+/** POST /stream's body: a chat dispatch (docs/stream.md). */
+export type StreamRequest = Schemas['StreamRequest'];
+/** One line of POST /stream: `log`, `step`, `result` or `error`. */
+export type StreamLine = Schemas['StreamLine'];
+export type StreamErrorCode = Schemas['StreamErrorCode'];
+
 export type PermissionReply = Schemas['PermissionReplyRequest']['reply'];
 /** What a `permission.requested` event asks: its `data`. */
 export type PermissionRequest = Schemas['PermissionEventData'];

@@ -11,6 +11,7 @@ import { hitlRoutes } from './hitl.js';
 import { metricsRoutes } from './metrics.js';
 import type { Route } from './route.js';
 import { queueRoutes } from './queue.js';
+import { streamRoutes } from './sandbox-stream.js';
 import { sessionRoutes } from './sessions.js';
 
-export const ROUTES: readonly Route[] = [...daemonRoutes, ...metricsRoutes, ...sessionRoutes, ...queueRoutes, ...eventRoutes, ...feedRoutes, ...hitlRoutes, ...agentRoutes, ...acpRoutes];
+export const ROUTES: readonly Route[] = [...daemonRoutes, ...metricsRoutes, ...sessionRoutes, ...queueRoutes, ...eventRoutes, ...feedRoutes, ...hitlRoutes, ...agentRoutes, ...acpRoutes, ...streamRoutes];

@@ -36,6 +36,8 @@ describe('bearer token', () => {
     replyPermission: { reply: 'once' },
     replyQuestion: { answers: [] },
     updateSession: { budget: null },
+    postStream: { agent: 'mock', messages: [{ role: 'user', content: 'hi' }] },
+    postStreamV1: { agent: 'mock', messages: [{ role: 'user', content: 'hi' }] },
   };
   const SAMPLE: Record<string, string> = { id: 's1', permissionId: 'p1', questionId: 'q1', agent: 'mock' };
   const routes: [string, string, unknown?][] = [
