@@ -40,7 +40,7 @@ const acpWebSocket = route({
       requireDriver(registry, agent, 'path.agent');
       return agent;
     },
-    open(socket, agent, req, { sessions, registry, config }) {
+    open(socket, agent, req, { sessions, registry, config, isDraining }) {
       let buffered = 0;
       const connection = new AcpConnection(
         { sessions, registry, agent: agent as string, logger: req.log, lifetime: acpLifetime(sessions, { idleTtlMs: config.acpIdleTtlMs, graceMs: config.acpReconnectGraceMs }, req.server.log) },
@@ -64,7 +64,9 @@ const acpWebSocket = route({
         connection.receive(Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8'));
       });
       // 1006: no close frame (a cut), the client may come back; any close frame means it is done.
-      socket.on('close', (code) => connection.close(code !== 1006));
+      // A daemon that stops closes every socket itself (app.ts): its sessions are the stop's to
+      // keep (durable store) or end, and its clients may come back to the next daemon.
+      socket.on('close', (code) => connection.close(code !== 1006 && !isDraining()));
     },
   },
 });

@@ -5,7 +5,10 @@
 // agent: a crash as a JSON-RPC error, permissions that name their tool call, message ids,
 // session/resume, `_agentwire/event` only on request; and the "done when": a hundred client runs
 // against --max-sessions 5 leave no live session and no agent process.
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { UniversalEvent } from '../../src/schema/events.js';
@@ -109,8 +112,11 @@ describe('ACP session lifetime (WebSocket, mock agent)', () => {
     expect((await prompt(second, sessionId, 'echo after the cut')).stopReason).toBe('end_turn');
     // Cut again, and nobody comes back.
     const pid = await agentPid(sessionId);
+    const cutAt = Date.now();
     second.cut();
     await expectEnded(sessionId, pid);
+    // The grace period ended it, not the idle TTL (which counts from the last event, just before).
+    expect(Date.now() - cutAt).toBeLessThan(IDLE_TTL_MS * 0.8);
   });
 
   it('ends a session idle past --acp-idle-ttl, even with its client connected', async () => {
@@ -143,6 +149,32 @@ describe('ACP session lifetime (WebSocket, mock agent)', () => {
     await d.request('session/close', { sessionId: 'acp-lifetime-http' });
     expect(await status('acp-lifetime-http')).not.toBe('ended');
     await app.app.inject({ method: 'DELETE', url: '/v1/sessions/acp-lifetime-http', headers: auth });
+  });
+
+  it('a daemon that stops keeps the ACP sessions of its connected clients for the next one (durable store)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'aw-acp-lifetime-'));
+    try {
+      const first = await makeApp({ config: { token: TOKEN, dataDir } });
+      await first.app.listen({ host: '127.0.0.1', port: 0 });
+      const c = connectWs(`ws://127.0.0.1:${(first.app.server.address() as AddressInfo).port}/v1/acp?agent=mock`, TOKEN);
+      clients.push(c);
+      await c.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+      const sessionId = await newSession(c);
+      expect((await prompt(c, sessionId, 'echo before the restart')).stopReason).toBe('end_turn');
+      await first.app.close(); // the stop closes the client's socket: not the client going away
+      const second = await makeApp({ config: { token: TOKEN, dataDir } });
+      try {
+        const res = await second.app.inject({ method: 'GET', url: `/v1/sessions/${sessionId}`, headers: auth });
+        expect((res.json() as { status: string }).status).toBe('idle');
+        const log = ((await second.app.inject({ method: 'GET', url: `/v1/sessions/${sessionId}/events?limit=10000`, headers: auth })).json() as { events: UniversalEvent[] }).events;
+        expect(log.map((e) => e.type)).not.toContain('session.ended');
+        expect((await second.app.inject({ method: 'POST', url: `/v1/sessions/${sessionId}/messages`, headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify({ message: 'echo after' }) })).statusCode).toBe(204);
+      } finally {
+        await second.app.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 
