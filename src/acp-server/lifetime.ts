@@ -51,8 +51,22 @@ export class AcpSessionLifetime {
 
   /** A session `client` made over ACP. */
   adopt(sessionId: string, client: object, keep: boolean): void {
+    this.prune();
     this.held.set(sessionId, { keep, clients: new Set([client]), seen: { sequence: -1, at: Date.now() } });
     this.startSweeping();
+  }
+
+  /** Forgets the sessions that ended or were deleted otherwise (the sweep does too, when there is one). */
+  private prune(): void {
+    for (const sessionId of [...this.held.keys()]) {
+      try {
+        if (this.sessions.get(sessionId).status !== 'ended') continue;
+      } catch {
+        // deleted
+      }
+      clearTimeout(this.held.get(sessionId)!.grace);
+      this.held.delete(sessionId);
+    }
   }
 
   /** Whether the session was made over ACP (and has not ended here). */

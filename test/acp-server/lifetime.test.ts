@@ -191,6 +191,17 @@ describe('ACP 1 as the SDK has it stable (WebSocket, mock agent)', () => {
     expectNoUnparsed(await events(sessionId));
   });
 
+  it('a turn the budget stopped (its request rejected by the client) is an error too', async () => {
+    const c = await connect();
+    const sessionId = await newSession(c, { budget: { max_turns: 1 } });
+    expect((await prompt(c, sessionId, 'echo one')).stopReason).toBe('end_turn');
+    c.answer.permission = () => 'reject';
+    await expect(prompt(c, sessionId, 'echo two')).rejects.toMatchObject({ code: -32603, data: { agentwire: { reason: 'budget_exceeded' } } });
+    expect(c.requests.map((r) => (r.params as { _meta: { agentwire: { data: { action: string } } } })._meta.agentwire.data.action)).toEqual(['budget']);
+    expectNoUnparsed(await events(sessionId));
+    await c.request('session/close', { sessionId });
+  });
+
   it("a permission request's toolCallId is the id of the tool call it is for", async () => {
     const c = await connect();
     const sessionId = await newSession(c);
