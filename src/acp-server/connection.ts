@@ -60,6 +60,8 @@ export class AcpConnection {
   /** The client asked for `_agentwire/event` (initialize's `clientCapabilities._meta.agentwire.events`). */
   private wantsEvents = false;
   private closed = false;
+  /** How the client went away, once it has (close). */
+  private goneForGood = false;
   private readonly handlers: Record<string, Handler> = {
     initialize: (p) => this.initialize(p),
     authenticate: async () => ({}),
@@ -120,6 +122,7 @@ export class AcpConnection {
   close(forGood: boolean): void {
     if (this.closed) return;
     this.closed = true;
+    this.goneForGood = forGood;
     for (const f of this.followed.values()) {
       f.follower.stop();
       if (forGood && f.prompt && !this.deps.lifetime.owns(f.session.id)) f.session.interrupt().catch(() => {});
@@ -127,6 +130,11 @@ export class AcpConnection {
     this.deps.lifetime.left(this, forGood);
     this.followed.clear();
     this.outgoing.clear();
+  }
+
+  /** A request that took a session over after the client went away (a slow session/new it gave up on) lets go of it at once. */
+  private leftAlready(): void {
+    if (this.closed) this.deps.lifetime.left(this, this.goneForGood);
   }
 
   private send(message: object): void {
@@ -143,6 +151,7 @@ export class AcpConnection {
   private async newSession(params: Record<string, unknown>): Promise<unknown> {
     const session = await this.deps.sessions.create(undefined, createRequest(params, this.deps.agent));
     this.deps.lifetime.adopt(session.id, this, agentwireMeta(params).keep === true);
+    this.leftAlready();
     // The answer goes first; the session's first events follow it (after this tick), unless a
     // request about the session came first and follows it already.
     setImmediate(() => (this.followed.get(session.id) ?? this.follow(session, 0)).follower.pump());
@@ -156,6 +165,7 @@ export class AcpConnection {
     if (typeof after !== 'number' || !Number.isInteger(after) || after < 0) throw new RpcError(INVALID_PARAMS, '_meta.agentwire.after_sequence must be a non-negative integer');
     const followed = this.follow(session, after);
     this.deps.lifetime.attach(session.id, this);
+    this.leftAlready();
     await followed.follower.caughtUpNow();
     // A replay with nothing after the cursor sends no event: what is open is asked here.
     if (this.followed.get(session.id) === followed) this.askOpen(followed);
@@ -167,6 +177,7 @@ export class AcpConnection {
     const session = this.deps.sessions.read(stringParam(params, 'sessionId'));
     const followed = this.follow(session, session.log.lastSequence, true);
     this.deps.lifetime.attach(session.id, this);
+    this.leftAlready();
     this.askOpen(followed);
     return { modes: modeState(session.driver, session.request.agentMode), _meta: { agentwire: { sequence: followed.follower.sequence, agent: session.request.agent, status: session.status } } };
   }

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { UniversalEvent } from '../../src/schema/events.js';
+import { WebSocket } from 'ws';
 import { expectNoUnparsed, makeApp, waitFor } from '../support/helpers.js';
 import { connectWs, type AcpTestClient } from './acp-client.js';
 
@@ -117,6 +118,22 @@ describe('ACP session lifetime (WebSocket, mock agent)', () => {
     await expectEnded(sessionId, pid);
     // The grace period ended it, not the idle TTL (which counts from the last event, just before).
     expect(Date.now() - cutAt).toBeLessThan(IDLE_TTL_MS * 0.8);
+  });
+
+  it('a client that leaves while its session/new is still being answered does not leave the session behind', async () => {
+    const live = async () => ((await app.app.inject({ method: 'GET', url: '/v1/sessions', headers: auth })).json() as { sessions: { sessionId: string; status: string }[] }).sessions.filter((x) => x.status !== 'ended').map((x) => x.sessionId);
+    const before = new Set(await live());
+    const ws = new WebSocket(url, { headers: auth });
+    await new Promise((resolve) => ws.on('open', resolve));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: process.cwd(), mcpServers: [] } }));
+    ws.close(); // before the answer
+    const made = await waitFor(async () => {
+      const list = (await app.app.inject({ method: 'GET', url: '/v1/sessions', headers: auth })).json() as { sessions: { sessionId: string }[] };
+      return list.sessions.find((x) => !before.has(x.sessionId))?.sessionId;
+    }, 5000, 'the session to be made');
+    // Well before the idle TTL would end it.
+    await waitFor(async () => !(await live()).includes(made), IDLE_TTL_MS * 0.6, 'the session to end');
   });
 
   it('ends a session idle past --acp-idle-ttl, even with its client connected', async () => {
