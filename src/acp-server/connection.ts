@@ -193,6 +193,8 @@ export class AcpConnection {
     if (followed) {
       this.followed.delete(session.id);
       followed.follower.stop();
+      // What it asked the client about the session is withdrawn: nobody waits for the answer now.
+      for (const open of followed.asked.values()) if (open !== undefined && this.outgoing.delete(open)) this.send({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId: open } });
       const prompt = followed.prompt;
       delete followed.prompt;
       if (prompt) prompt.answer({ stopReason: 'cancelled', _meta: { agentwire: { reason: 'session_closed' } } });

@@ -82,6 +82,15 @@ describe('ACP session lifetime (WebSocket, mock agent)', () => {
     expect(alive(pid)).toBe(true);
     expect(await c.request('session/close', { sessionId })).toEqual({});
     await expectEnded(sessionId, pid);
+    // Closed while a prompt waits on a permission: the prompt answers cancelled, the request is withdrawn.
+    const waiting = await newSession(c);
+    c.answer.permission = () => new Promise<string>(() => {}); // the user never decides
+    const running = prompt(c, waiting, 'permission');
+    await waitFor(() => c.requests.length === 1, 5000, 'the permission request');
+    await c.request('session/close', { sessionId: waiting });
+    expect((await running).stopReason).toBe('cancelled');
+    await waitFor(() => c.withdrawn.length === 1, 5000, 'the request to be withdrawn');
+    await expectEnded(waiting, await agentPid(waiting));
     // An unknown session is ACP's resource-not-found (-32002), which the SDK takes as closed, as ACP recommends.
     expect(await c.request('session/close', { sessionId: 'nope' })).toEqual({});
   });
