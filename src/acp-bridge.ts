@@ -11,8 +11,13 @@
 //   - the daemon's own requests (permissions) under ids of the bridge: at a cut they are withdrawn
 //     from the editor ($/cancel_request) and a late answer is dropped, since the new connection
 //     asks again whatever is still open.
+// It asks the daemon for `_agentwire/event` (it needs turn.ended to answer a prompt across a cut)
+// and passes them on only to an editor that asked for them too. While no daemon answers (not up
+// yet, or gone) it holds the editor's messages and retries, for `waitMs`; then it gives up with
+// one error. Its stdin closing is a normal close of the WebSocket: the daemon ends the sessions
+// made through it (unless `keepSessions`: session/new then carries `_meta.agentwire.keep`).
 import { WebSocket } from 'ws';
-import { promptResult } from './acp-server/requests.js';
+import { promptOutcome } from './acp-server/requests.js';
 import { readLines } from './process/line-reader.js';
 import type { TurnEndedData } from './schema/events.js';
 import { isObject } from './util/is-object.js';
@@ -24,7 +29,14 @@ export interface BridgeOptions {
   stdin: NodeJS.ReadableStream;
   stdout: NodeJS.WritableStream;
   log: (line: string) => void;
+  /** How long the daemon may stay unreachable (at start or after a cut) before the bridge gives up. */
+  waitMs?: number;
+  /** Sessions the editor makes outlive it (`_meta.agentwire.keep` on session/new). */
+  keepSessions?: boolean;
 }
+
+/** The default of `waitMs`: a daemon started beside the editor has this long to come up. */
+export const DEFAULT_WAIT_MS = 60_000;
 
 type Message = Record<string, unknown> & { id?: string | number; method?: string; params?: unknown };
 
@@ -40,8 +52,16 @@ export class AcpBridge {
   private generation = 0;
   private stopped = false;
   private backoffMs = 250;
-  private readonly queue: string[] = [];
+  /** Editor messages held while the daemon is unreachable, noted as in flight once sent. */
+  private readonly queue: { text: string; message: Message | undefined }[] = [];
+  /** Since when no connection is open (undefined while one is). */
+  private unreachableSince: number | undefined = Date.now();
+  private waitingSaid = false;
   private initialize: unknown;
+  /** The editor asked for `_agentwire/event` itself. */
+  private editorWantsEvents = false;
+  /** Session id → the message of the last `error` event, for a prompt answered across a cut. */
+  private readonly lastError = new Map<string, string>();
   /** Session id → the last sequence the editor has been sent. */
   private readonly sessions = new Map<string, number>();
   /** The editor's requests the daemon has not answered: id → method and session. */
@@ -72,9 +92,11 @@ export class AcpBridge {
     this.ws = ws;
     ws.on('open', () => {
       this.open = true;
+      this.unreachableSince = undefined;
+      this.waitingSaid = false;
       this.backoffMs = 250;
       if (this.generation > 0) this.resume();
-      for (const text of this.queue.splice(0)) ws.send(text);
+      for (const { text, message } of this.queue.splice(0)) this.sendNow(text, message);
     });
     ws.on('message', (data) => this.fromDaemon(String(data)));
     ws.on('unexpected-response', (_req, res) => {
@@ -85,7 +107,9 @@ export class AcpBridge {
       this.refused();
     });
     ws.on('error', (err) => {
-      if (!this.open) this.options.log(`agentwire acp: cannot reach ${this.options.url}: ${err.message}; retrying`);
+      if (this.open || this.waitingSaid || this.stopped) return;
+      this.waitingSaid = true;
+      this.options.log(`agentwire acp: cannot reach ${this.options.url} (${err.message}); waiting up to ${Math.round(this.waitMs / 1000)} s for the daemon`);
     });
     ws.on('close', () => this.cut());
   }
@@ -96,6 +120,8 @@ export class AcpBridge {
     this.open = false;
     if (this.stopped) return;
     if (wasOpen) this.options.log('agentwire acp: the connection to the daemon was cut; reconnecting');
+    this.unreachableSince ??= Date.now();
+    if (Date.now() - this.unreachableSince >= this.waitMs) return this.giveUp();
     this.generation++;
     for (const [id, request] of this.inflight) {
       if (request.method === 'session/prompt' && request.sessionId) {
@@ -111,9 +137,26 @@ export class AcpBridge {
       if (origin.generation === this.generation - 1) this.toEditor({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId: id } });
     }
     this.daemonRequests.clear();
-    const delay = this.backoffMs;
+    const delay = Math.min(this.backoffMs, Math.max(0, this.unreachableSince + this.waitMs - Date.now()));
     this.backoffMs = Math.min(this.backoffMs * 2, 5000);
     setTimeout(() => this.connect(), delay);
+  }
+
+  private get waitMs(): number {
+    return this.options.waitMs ?? DEFAULT_WAIT_MS;
+  }
+
+  /** No daemon within the wait: one line on stderr, an error for each request held, exit code 1. */
+  private giveUp(): void {
+    this.stopped = true;
+    const message = `No agentwire daemon answered at ${this.options.url} within ${Math.round(this.waitMs / 1000)} s (start one with \`agentwire server\`, or point --url at one).`;
+    this.options.log(`agentwire acp: ${message} Giving up.`);
+    const held = [...this.queue.splice(0).map((q) => q.message?.id), ...this.inflight.keys(), ...[...this.orphans.values()].flat()];
+    for (const id of held) if (id !== undefined && !(typeof id === 'string' && id.startsWith(INTERNAL))) this.toEditor({ jsonrpc: '2.0', id, error: { code: -32603, message } });
+    this.inflight.clear();
+    this.orphans.clear();
+    process.exitCode = 1;
+    this.refused();
   }
 
   /** On a new connection: initialize as the editor did, then load each session after what it has. */
@@ -145,19 +188,33 @@ export class AcpBridge {
       if (rewritten === null) return;
       text = rewritten ?? text;
     }
-    if (this.open) this.ws!.send(text);
-    else if (this.queue.length < MAX_QUEUED) this.queue.push(text);
+    if (this.open) this.sendNow(text, message);
+    else if (this.queue.length < MAX_QUEUED) this.queue.push({ text, message });
     else if (message?.id !== undefined) this.toEditor({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: 'The agentwire daemon is unreachable and the bridge holds no more messages.' } });
+  }
+
+  /** Sends to the daemon; an editor request is in flight from now on (a held one never was). */
+  private sendNow(text: string, message: Message | undefined): void {
+    if (message && typeof message.method === 'string' && message.id !== undefined) {
+      const params = isObject(message.params) ? message.params : {};
+      const sessionId = typeof params.sessionId === 'string' ? params.sessionId : undefined;
+      this.inflight.set(message.id, { method: message.method, ...(sessionId ? { sessionId } : {}) });
+    }
+    this.ws!.send(text);
   }
 
   /** Remembers what a resume needs; returns the text to send when the message is rewritten, null to drop it. */
   private noteEditorMessage(message: Message): string | null | undefined {
     const params = isObject(message.params) ? message.params : {};
     if (typeof message.method === 'string' && message.id !== undefined) {
-      if (message.method === 'initialize') this.initialize = message.params;
       const sessionId = typeof params.sessionId === 'string' ? params.sessionId : undefined;
-      if (message.method === 'session/load' && sessionId) this.sessions.set(sessionId, 0);
-      this.inflight.set(message.id, { method: message.method, ...(sessionId ? { sessionId } : {}) });
+      if ((message.method === 'session/load' || message.method === 'session/resume') && sessionId) this.sessions.set(sessionId, 0);
+      if (message.method === 'session/close' && sessionId) this.sessions.delete(sessionId);
+      if (message.method === 'initialize') {
+        this.initialize = withEventsAsked(params, (asked) => (this.editorWantsEvents = asked));
+        return JSON.stringify({ ...message, params: this.initialize });
+      }
+      if (message.method === 'session/new' && this.options.keepSessions) return JSON.stringify({ ...message, params: withMeta(params, { keep: true }) });
       return undefined;
     }
     // An answer to a request of the daemon's, under the bridge's id.
@@ -200,8 +257,11 @@ export class AcpBridge {
       const meta = isObject(params._meta) && isObject(params._meta.agentwire) ? params._meta.agentwire : {};
       const sequence = typeof meta.sequence === 'number' ? meta.sequence : undefined;
       if (sequence !== undefined && sequence > (this.sessions.get(sessionId) ?? 0)) this.sessions.set(sessionId, sequence);
+      if (event?.type === 'error' && isObject(event.data) && typeof event.data.message === 'string') this.lastError.set(sessionId, event.data.message);
       if (event?.type === 'turn.ended' && sequence !== undefined) this.answerOrphan(sessionId, event.data as TurnEndedData, sequence);
+      if (event?.type === 'turn.started') this.lastError.delete(sessionId);
     }
+    if (message.method === '_agentwire/event' && !this.editorWantsEvents) return;
     this.toEditor(message);
   }
 
@@ -223,7 +283,8 @@ export class AcpBridge {
     const id = waiting?.shift();
     if (id === undefined) return;
     if (waiting!.length === 0) this.orphans.delete(sessionId);
-    this.toEditor({ jsonrpc: '2.0', id, result: promptResult(data, sequence) });
+    const outcome = promptOutcome(data, sequence, this.lastError.get(sessionId));
+    this.toEditor('error' in outcome ? { jsonrpc: '2.0', id, error: outcome.error.body() } : { jsonrpc: '2.0', id, result: outcome.result });
   }
 
   private toEditor(message: object): void {
@@ -235,4 +296,19 @@ export class AcpBridge {
       this.options.stdout.once('drain', () => ws.resume());
     }
   }
+}
+
+/** `_meta.agentwire` of a request's params with `fields` added. */
+function withMeta(params: Record<string, unknown>, fields: Record<string, unknown>): Record<string, unknown> {
+  const meta = isObject(params._meta) ? params._meta : {};
+  const agentwire = isObject(meta.agentwire) ? meta.agentwire : {};
+  return { ...params, _meta: { ...meta, agentwire: { ...agentwire, ...fields } } };
+}
+
+/** initialize's params asking for `_agentwire/event`; `asked` learns whether the editor did. */
+function withEventsAsked(params: Record<string, unknown>, asked: (yes: boolean) => void): Record<string, unknown> {
+  const caps = isObject(params.clientCapabilities) ? params.clientCapabilities : {};
+  const meta = isObject(caps._meta) && isObject(caps._meta.agentwire) ? caps._meta.agentwire : {};
+  asked(meta.events === true);
+  return { ...params, clientCapabilities: withMeta(caps, { events: true }) };
 }

@@ -177,6 +177,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
   await app.register(websocket, {
     options: { maxPayload: config.bodyLimitBytes },
     preClose(done) {
+      draining = true; // before the sockets close: a socket the stop closes is not a client leaving (src/http/acp.ts)
       for (const client of app.websocketServer.clients) {
         client.close(1001, 'the daemon is shutting down');
         setTimeout(() => client.terminate(), 1000).unref();

@@ -124,6 +124,9 @@ export const OPTIONS = {
   // Any ACP agent by configuration (docs/acp.md): its entries join the built-in agents.
   acpAgents: opt({ flag: 'acp-agent', env: 'ACP_AGENT', schema: z.array(acpAgentSpec).default([]), kind: 'list', envSeparator: /[;\n]/, help: "an ACP agent: 'name=command args…' (repeatable; in the variable, entries separated by ;)" }),
   acpAgentsFile: opt({ flag: 'acp-agents-file', env: 'ACP_AGENTS_FILE', schema: z.string().min(1).optional(), help: 'a JSON file of ACP agents: {"agents": {"<name>": {"command", "args", "env", "package"}}}' }),
+  // ACP clients of the daemon (docs/acp-server.md, "Session lifetime"): sessions they made end.
+  acpIdleTtlMs: opt({ flag: 'acp-idle-ttl', env: 'ACP_IDLE_TTL', schema: duration.default(3_600_000), shownDefault: '1h', help: 'end a session made over ACP (GET /v1/acp, agentwire acp) that has had no turn and no event this long, kept or not (e.g. 30m, 12h; 0: never)' }),
+  acpReconnectGraceMs: opt({ flag: 'acp-reconnect-grace', env: 'ACP_RECONNECT_GRACE', schema: duration.default(60_000), shownDefault: '60s', help: 'how long the sessions of an ACP connection cut without a close frame wait for the client to reconnect and load them before they end' }),
   ampBin: opt({ flag: 'amp-bin', env: 'AMP_BIN', schema: z.string().min(1).optional(), help: 'the amp executable to use (skips the agents dir and PATH)' }),
   geminiBin: opt({ flag: 'gemini-bin', env: 'GEMINI_BIN', schema: z.string().min(1).optional(), help: 'the gemini executable to use (skips the agents dir and PATH)' }),
   qwenBin: opt({ flag: 'qwen-bin', env: 'QWEN_BIN', schema: z.string().min(1).optional(), help: 'the qwen executable to use (skips the agents dir and PATH)' }),

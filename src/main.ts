@@ -24,7 +24,7 @@ const usage = () => `agentwire ${VERSION}: coding-agent CLIs behind one universa
 Usage: agentwire server [flags]
        agentwire install-agent <agent|all> [--version x.y.z] [--reinstall] [--agents-dir DIR]
        agentwire token [--data-dir DIR]      print the token the daemon keeps in its data dir
-       agentwire acp [--url URL] [--token-file FILE] [--agent NAME]
+       agentwire acp [--url URL] [--token-file FILE] [--agent NAME] [--keep-sessions] [--wait DURATION]
                                              an ACP agent on stdio for editors (docs/acp-server.md)
 
 Flags (each also settable as an environment variable; flags win):

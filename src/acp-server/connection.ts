@@ -3,8 +3,9 @@
 // `agentwire acp` (src/acp-command.ts) is a stdio bridge to that route, so the mapping is written
 // once. Per session it follows, it holds a cursor into the log (follower.ts), the pure mapping's
 // state (updates.ts), the prompt waiting for its turn.ended and what it asked the client (hitl.ts).
-// A connection that closes leaves its sessions and their turns running: a client that reconnects
-// resumes with session/load and `_meta.agentwire.after_sequence` (docs/acp-server.md, "Resume").
+// A connection cut without a close frame leaves its sessions and their turns running for a grace
+// period: a client that reconnects resumes with session/load and `_meta.agentwire.after_sequence`
+// (docs/acp-server.md, "Resume"). What ends the sessions made over ACP is in lifetime.ts.
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from '../errors.js';
 import { requireDriver, type AgentRegistry } from '../agents/registry.js';
@@ -13,9 +14,10 @@ import type { Session } from '../sessions/session.js';
 import type { UniversalEvent } from '../schema/events.js';
 import { isObject } from '../util/is-object.js';
 import { SessionFollower } from './follower.js';
+import type { AcpSessionLifetime } from './lifetime.js';
 import { askClient, type ClientRequest, type HitlAsk } from './hitl.js';
 import { errorResponse, INVALID_PARAMS, isNotification, isRequest, METHOD_NOT_FOUND, parseFrame, RpcError, toRpcError, type RpcId, type RpcMessage, type RpcResponse } from './json-rpc.js';
-import { agentwireMeta, createRequest, initializeResult, listEntry, messageRequest, modeState, promptResult } from './requests.js';
+import { agentwireMeta, createRequest, initializeResult, listEntry, messageRequest, modeState, promptOutcome } from './requests.js';
 import { initialUpdateState, mapEvent, type UpdateState } from './updates.js';
 
 export interface AcpTransport {
@@ -30,6 +32,8 @@ export interface AcpConnectionDeps {
   /** The agent of new sessions (`?agent=`, `--agent`), unless session/new's _meta names one. */
   agent: string;
   logger: FastifyBaseLogger;
+  /** Ends the sessions made over ACP when their clients are done with them. */
+  lifetime: AcpSessionLifetime;
 }
 
 interface Followed {
@@ -42,6 +46,8 @@ interface Followed {
   pending: Map<string, HitlAsk>;
   /** Those asked of the client: the id of our request, while it is unanswered. */
   asked: Map<string, RpcId | undefined>;
+  /** The message of the last `error` event of the running turn: what a failed prompt says. */
+  error?: string;
 }
 
 type Handler = (params: Record<string, unknown>) => Promise<unknown>;
@@ -51,12 +57,18 @@ export class AcpConnection {
   private readonly outgoing = new Map<RpcId, (response: RpcResponse) => void>();
   private nextId = 0;
   private clientCapabilities: Record<string, unknown> = {};
+  /** The client asked for `_agentwire/event` (initialize's `clientCapabilities._meta.agentwire.events`). */
+  private wantsEvents = false;
   private closed = false;
+  /** How the client went away, once it has (close). */
+  private goneForGood = false;
   private readonly handlers: Record<string, Handler> = {
     initialize: (p) => this.initialize(p),
     authenticate: async () => ({}),
     'session/new': (p) => this.newSession(p),
     'session/load': (p) => this.loadSession(p),
+    'session/resume': (p) => this.resumeSession(p),
+    'session/close': (p) => this.closeSession(p),
     'session/list': (p) => this.listSessions(p),
     'session/prompt': (p) => this.prompt(p),
     'session/set_mode': (p) => this.setMode(p),
@@ -102,12 +114,27 @@ export class AcpConnection {
     for (const f of this.followed.values()) f.follower.pump();
   }
 
-  /** The client went away: stop following; sessions and their turns go on. */
-  close(): void {
+  /**
+   * The client went away, `forGood` (a close frame: it will not come back) or cut. Its ACP
+   * sessions end now or after the grace period (lifetime.ts); a turn it prompted in a session
+   * made otherwise is interrupted when it left for good, and runs on when it was cut.
+   */
+  close(forGood: boolean): void {
+    if (this.closed) return;
     this.closed = true;
-    for (const f of this.followed.values()) f.follower.stop();
+    this.goneForGood = forGood;
+    for (const f of this.followed.values()) {
+      f.follower.stop();
+      if (forGood && f.prompt && !this.deps.lifetime.owns(f.session.id)) f.session.interrupt().catch(() => {});
+    }
+    this.deps.lifetime.left(this, forGood);
     this.followed.clear();
     this.outgoing.clear();
+  }
+
+  /** A request that took a session over after the client went away (a slow session/new it gave up on) lets go of it at once. */
+  private leftAlready(): void {
+    if (this.closed) this.deps.lifetime.left(this, this.goneForGood);
   }
 
   private send(message: object): void {
@@ -116,11 +143,15 @@ export class AcpConnection {
 
   private async initialize(params: Record<string, unknown>): Promise<unknown> {
     if (isObject(params.clientCapabilities)) this.clientCapabilities = params.clientCapabilities;
+    const meta = isObject(this.clientCapabilities._meta) ? this.clientCapabilities._meta.agentwire : undefined;
+    this.wantsEvents = isObject(meta) && meta.events === true;
     return initializeResult(requireDriver(this.deps.registry, this.deps.agent, 'path.agent'));
   }
 
   private async newSession(params: Record<string, unknown>): Promise<unknown> {
     const session = await this.deps.sessions.create(undefined, createRequest(params, this.deps.agent));
+    this.deps.lifetime.adopt(session.id, this, agentwireMeta(params).keep === true);
+    this.leftAlready();
     // The answer goes first; the session's first events follow it (after this tick), unless a
     // request about the session came first and follows it already.
     setImmediate(() => (this.followed.get(session.id) ?? this.follow(session, 0)).follower.pump());
@@ -133,10 +164,44 @@ export class AcpConnection {
     const after = agentwireMeta(params).after_sequence ?? 0;
     if (typeof after !== 'number' || !Number.isInteger(after) || after < 0) throw new RpcError(INVALID_PARAMS, '_meta.agentwire.after_sequence must be a non-negative integer');
     const followed = this.follow(session, after);
+    this.deps.lifetime.attach(session.id, this);
+    this.leftAlready();
     await followed.follower.caughtUpNow();
     // A replay with nothing after the cursor sends no event: what is open is asked here.
     if (this.followed.get(session.id) === followed) this.askOpen(followed);
     return { modes: modeState(session.driver, session.request.agentMode), _meta: { agentwire: { sequence: followed.follower.sequence, agent: session.request.agent, status: session.status } } };
+  }
+
+  /** session/resume: session/load without the replay; the client follows from the log's end. */
+  private async resumeSession(params: Record<string, unknown>): Promise<unknown> {
+    const session = this.deps.sessions.read(stringParam(params, 'sessionId'));
+    const followed = this.follow(session, session.log.lastSequence, true);
+    this.deps.lifetime.attach(session.id, this);
+    this.leftAlready();
+    this.askOpen(followed);
+    return { modes: modeState(session.driver, session.request.agentMode), _meta: { agentwire: { sequence: followed.follower.sequence, agent: session.request.agent, status: session.status } } };
+  }
+
+  /**
+   * session/close: ACP says the agent cancels the session's work and frees it. A session made over
+   * ACP ends (kept or not); one made otherwise (over HTTP) is only no longer followed here, and a
+   * turn this connection prompted in it is interrupted. The prompt waiting here answers `cancelled`.
+   */
+  private async closeSession(params: Record<string, unknown>): Promise<unknown> {
+    const session = this.deps.sessions.read(stringParam(params, 'sessionId'));
+    const followed = this.followed.get(session.id);
+    if (followed) {
+      this.followed.delete(session.id);
+      followed.follower.stop();
+      // What it asked the client about the session is withdrawn: nobody waits for the answer now.
+      for (const open of followed.asked.values()) if (open !== undefined && this.outgoing.delete(open)) this.send({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId: open } });
+      const prompt = followed.prompt;
+      delete followed.prompt;
+      if (prompt) prompt.answer({ stopReason: 'cancelled', _meta: { agentwire: { reason: 'session_closed' } } });
+      if (prompt && !this.deps.lifetime.owns(session.id)) await session.interrupt().catch(() => {});
+    }
+    if (this.deps.lifetime.owns(session.id)) await this.deps.lifetime.end(session.id, 'session/close');
+    return {};
   }
 
   private async listSessions(params: Record<string, unknown>): Promise<unknown> {
@@ -180,7 +245,8 @@ export class AcpConnection {
     });
   }
 
-  private follow(session: Session, after: number): Followed {
+  /** `open`: take what is waiting for an answer from the session (a resume that starts at `after`). */
+  private follow(session: Session, after: number, open = after > 0): Followed {
     this.followed.get(session.id)?.follower.stop();
     const follower = new SessionFollower(session.log, after, {
       event: (event, live) => this.onEvent(followed, event, live),
@@ -192,13 +258,13 @@ export class AcpConnection {
         delete followed.prompt;
       },
     });
-    const followed: Followed = { session, follower, state: initialUpdateState(), pending: new Map(), asked: new Map() };
+    const followed: Followed = { session, follower, state: initialUpdateState(session.request.title), pending: new Map(), asked: new Map() };
     // A resume starts after its cursor: what is still waiting for an answer may have been asked
     // before it, so it is taken from the session; the replay adds and closes the rest.
-    if (after > 0) {
-      const open = session.openRequests();
-      for (const data of open.permissions) followed.pending.set(data.permission_id, { type: 'permission.requested', data });
-      for (const data of open.questions) followed.pending.set(data.question_id, { type: 'question.requested', data });
+    if (open) {
+      const requests = session.openRequests();
+      for (const data of requests.permissions) followed.pending.set(data.permission_id, { type: 'permission.requested', data });
+      for (const data of requests.questions) followed.pending.set(data.question_id, { type: 'question.requested', data });
     }
     this.followed.set(session.id, followed);
     return followed;
@@ -212,8 +278,9 @@ export class AcpConnection {
     const _meta = { agentwire: { sequence: event.sequence } };
     for (const out of mapped.out) {
       if (out.kind === 'update') this.send({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: out.update, _meta } });
-      else this.send({ jsonrpc: '2.0', method: '_agentwire/event', params: { sessionId, event: out.event, _meta } });
+      else if (this.wantsEvents) this.send({ jsonrpc: '2.0', method: '_agentwire/event', params: { sessionId, event: out.event, _meta } });
     }
+    if (event.type === 'error' && f.prompt && event.sequence > f.prompt.after) f.error = event.data.message;
     if (event.type === 'permission.requested') f.pending.set(event.data.permission_id, event);
     else if (event.type === 'question.requested') f.pending.set(event.data.question_id, event);
     else if (event.type === 'permission.resolved' || event.type === 'question.resolved') {
@@ -224,9 +291,12 @@ export class AcpConnection {
       if (open !== undefined && this.outgoing.delete(open)) this.send({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId: open } });
       f.asked.delete(id);
     } else if (event.type === 'turn.ended' && f.prompt && event.sequence > f.prompt.after) {
-      const { answer } = f.prompt;
+      const { answer, fail } = f.prompt;
+      const outcome = promptOutcome(event.data, event.sequence, f.error);
       delete f.prompt;
-      answer(promptResult(event.data, event.sequence));
+      delete f.error;
+      if ('error' in outcome) fail(outcome.error);
+      else answer(outcome.result);
     }
     // Replayed requests are asked only once the replay has caught up and they are still open.
     if (live) this.askOpen(f);

@@ -28,8 +28,11 @@ export function permissionRequest(sessionId: string, event: Requested<'permissio
   const { permission_id, action } = event.data;
   const m = isObject(event.data.metadata) ? event.data.metadata : {};
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  // The id of the tool call that asks, as its tool_call update named it (the call_id the drivers
+  // keep in the request's metadata under their agent's name for it); the permission id otherwise.
+  const tool = isObject(m.tool) ? m.tool : {};
   const toolCall = {
-    toolCallId: str(m.toolCallId) ?? str(m.tool_use_id) ?? str(m.call_id) ?? permission_id,
+    toolCallId: str(m.toolCallId) ?? str(m.tool_use_id) ?? str(m.call_id) ?? str(m.itemId) ?? str(tool.callID) ?? permission_id,
     title: str(m.title) ?? str(m.description) ?? action,
     kind: typeof m.kind === 'string' ? m.kind : toolKind(action),
     status: 'pending',

@@ -7,7 +7,7 @@ import { CreateSessionRequest, type MessageRequest, type SessionInfo } from '../
 import type { TurnEndedData } from '../schema/events.js';
 import { VERSION } from '../version.js';
 import { isObject } from '../util/is-object.js';
-import { INVALID_PARAMS, RpcError } from './json-rpc.js';
+import { INTERNAL_ERROR, INVALID_PARAMS, RpcError } from './json-rpc.js';
 
 /** The protocol version this server speaks: ACP 1, what the current SDKs negotiate. */
 export const ACP_PROTOCOL_VERSION = 1;
@@ -21,7 +21,9 @@ export function initializeResult(driver: AgentDriver): Record<string, unknown> {
       // Images reach an agent as files (attachments): a block naming a local file:// uri.
       promptCapabilities: { image: caps.images, audio: false, embeddedContext: true },
       mcpCapabilities: { http: caps.mcpTools, sse: false },
-      sessionCapabilities: { list: {} },
+      // close and resume are stable in ACP 1 (the SDK's schema); agentwire ends ACP-made sessions
+      // on close and when their client goes away for good (lifetime.ts).
+      sessionCapabilities: { list: {}, close: {}, resume: {} },
     },
     authMethods: [],
     agentInfo: { name: 'agentwire', title: `agentwire (${driver.id})`, version: VERSION },
@@ -37,7 +39,8 @@ export function agentwireMeta(params: Record<string, unknown>): Record<string, u
 
 /** session/new → the create request; `_meta.agentwire` may set any of its fields (agent, model …). */
 export function createRequest(params: Record<string, unknown>, defaultAgent: string): CreateSessionRequest {
-  const { after_sequence: _ignored, ...fields } = agentwireMeta(params);
+  // after_sequence and keep are the ACP server's own (resume, lifetime), not create fields.
+  const { after_sequence: _after, keep: _keep, ...fields } = agentwireMeta(params);
   const mcp = mcpServers(params.mcpServers);
   const body = {
     agent: defaultAgent,
@@ -95,16 +98,34 @@ export function messageRequest(prompt: unknown): MessageRequest {
 
 const STOP_REASONS = new Set(['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled']);
 
+/** What session/prompt answers: a result with its stop reason, or the error of a failed turn. */
+export type PromptOutcome = { result: Record<string, unknown> } | { error: RpcError };
+
 /**
  * turn.ended → session/prompt's answer. An ACP agent's own stop reason (kept by the ACP driver as
- * `stop_reason`) is passed back; otherwise interrupted is `cancelled` and every other end
- * `end_turn`, the universal reason (error, terminated, agent_exited) and usage in _meta.
+ * `stop_reason`: refusal, max_tokens …) is passed back; `interrupted` is `cancelled` and
+ * `completed` `end_turn`. A turn that failed (error, agent_exited, terminated, budget_exceeded)
+ * has no stop reason in ACP: it is a JSON-RPC error (-32603) naming the universal reason, the
+ * error the agent reported (`error`, from the turn's `error` event) and the sequence, so a client
+ * never reports a crash as done (docs/acp-server.md, "Errors").
  */
-export function promptResult(data: TurnEndedData, sequence: number): Record<string, unknown> {
+export function promptOutcome(data: TurnEndedData, sequence: number, error?: string): PromptOutcome {
   const { reason, usage, stop_reason } = data.metadata;
-  const stopReason = typeof stop_reason === 'string' && STOP_REASONS.has(stop_reason) ? stop_reason : reason === 'interrupted' ? 'cancelled' : 'end_turn';
-  return { stopReason, _meta: { agentwire: { sequence, reason, ...(usage ? { usage } : {}), metadata: data.metadata } } };
+  const agentwire = { sequence, reason, ...(usage ? { usage } : {}), metadata: data.metadata };
+  const own = typeof stop_reason === 'string' && STOP_REASONS.has(stop_reason) ? stop_reason : undefined;
+  if (own) return { result: { stopReason: own, _meta: { agentwire } } };
+  if (reason === 'interrupted') return { result: { stopReason: 'cancelled', _meta: { agentwire } } };
+  if (reason === 'completed') return { result: { stopReason: 'end_turn', _meta: { agentwire } } };
+  const what = FAILURES[reason] ?? `ended (${reason})`;
+  return { error: new RpcError(INTERNAL_ERROR, `The turn ${what}${error ? `: ${error}` : ''}`, { agentwire: { ...agentwire, ...(error ? { error } : {}) } }) };
 }
+
+const FAILURES: Readonly<Record<string, string>> = {
+  error: 'failed',
+  agent_exited: 'ended because the agent exited',
+  terminated: 'ended because the session was terminated',
+  budget_exceeded: "was stopped by the session's budget",
+};
 
 /** agentwire's sessions as session/list entries. */
 export function listEntry(info: SessionInfo): Record<string, unknown> {

@@ -20,9 +20,11 @@ export interface UpdateState {
   items: Record<string, { kind: UniversalItem['kind']; role: UniversalItem['role']; streamed: boolean; thought: boolean; callId?: string }>;
   /** A turn this connection prompted is running: its user message is the client's own, not echoed. */
   ownTurn: boolean;
+  /** The session's title (set at creation), sent as a session_info_update with session.started. */
+  title?: string;
 }
 
-export const initialUpdateState = (): UpdateState => ({ items: {}, ownTurn: false });
+export const initialUpdateState = (title?: string): UpdateState => ({ items: {}, ownTurn: false, ...(title ? { title } : {}) });
 
 /** ACP tool kinds for the universal actions and tool names the drivers use. */
 const TOOL_KINDS: Readonly<Record<string, string>> = {
@@ -55,6 +57,9 @@ function mapOne(state: UpdateState, event: UniversalEvent): { state: UpdateState
       return delta(state, event.data.item_id, event.data.delta, event);
     case 'item.completed':
       return completed(state, event.data.item, event);
+    case 'session.started':
+      // What ACP's session info update carries and agentwire knows: the title, and when.
+      return { state, out: state.title ? [update({ sessionUpdate: 'session_info_update', title: state.title, updatedAt: event.time }), { kind: 'event', event }] : [] };
     case 'turn.ended': {
       // The context window an ACP agent reported (the ACP driver keeps it as context_usage).
       const context = event.data.metadata.context_usage;
@@ -81,7 +86,7 @@ function delta(state: UpdateState, itemId: string, text: string, event: Universa
   // own prompt go out as events.
   if (!known || known.kind !== 'message' || (known.role === 'user' && state.ownTurn)) return { state, out: [] };
   const items = { ...state.items, [itemId]: { ...known, streamed: true } };
-  return { state: { ...state, items }, out: [update(chunk(known.role === 'user' ? 'user_message_chunk' : known.thought ? 'agent_thought_chunk' : 'agent_message_chunk', text))] };
+  return { state: { ...state, items }, out: [update(chunk(known.role === 'user' ? 'user_message_chunk' : known.thought ? 'agent_thought_chunk' : 'agent_message_chunk', text, itemId))] };
 }
 
 function completed(state: UpdateState, item: UniversalItem, event: UniversalEvent): { state: UpdateState; out: Outgoing[] } {
@@ -123,8 +128,9 @@ function completed(state: UpdateState, item: UniversalItem, event: UniversalEven
 
 const update = (u: AcpUpdate): Outgoing => ({ kind: 'update', update: u });
 
-function chunk(sessionUpdate: string, text: string): AcpUpdate {
-  return { sessionUpdate, content: { type: 'text', text } };
+/** A chunk of the message `messageId` (its item id: every chunk of one message shares it, as ACP's messageId wants). */
+function chunk(sessionUpdate: string, text: string, messageId: string): AcpUpdate {
+  return { sessionUpdate, content: { type: 'text', text }, messageId };
 }
 
 /**
@@ -138,14 +144,15 @@ function messageChunks(item: UniversalItem, kind: string, known: UpdateState['it
   const out: Outgoing[] = [];
   const other: ContentPart[] = [];
   for (const part of item.content) {
-    if (part.type === 'text' && !streamedText) out.push(update(chunk(kind, part.text)));
-    else if (part.type === 'reasoning' && !streamedThought && part.visibility === 'public') out.push(update(chunk('agent_thought_chunk', part.text)));
-    else if (part.type === 'image') out.push(update({ sessionUpdate: kind, content: { type: 'resource_link', name: part.path, uri: fileUri(part.path), ...(part.mime ? { mimeType: part.mime } : {}) } }));
+    const id = item.item_id;
+    if (part.type === 'text' && !streamedText) out.push(update(chunk(kind, part.text, id)));
+    else if (part.type === 'reasoning' && !streamedThought && part.visibility === 'public') out.push(update(chunk('agent_thought_chunk', part.text, `${id}#reasoning`)));
+    else if (part.type === 'image') out.push(update({ sessionUpdate: kind, content: { type: 'resource_link', name: part.path, uri: fileUri(part.path), ...(part.mime ? { mimeType: part.mime } : {}) }, messageId: id }));
     else if (part.type !== 'text' && part.type !== 'reasoning') other.push(part);
     else if (part.type === 'reasoning' && part.visibility === 'private') other.push(part);
   }
   // Parts ACP has no chunk for (json, file_ref, status, private reasoning) ride on an empty chunk.
-  if (other.length > 0) out.push(update({ ...chunk(kind, ''), _meta: { agentwire: { item_id: item.item_id, parts: other } } }));
+  if (other.length > 0) out.push(update({ ...chunk(kind, '', item.item_id), _meta: { agentwire: { item_id: item.item_id, parts: other } } }));
   return out;
 }
 

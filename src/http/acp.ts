@@ -8,6 +8,7 @@ import type { WebSocket } from 'ws';
 import { requireDriver } from '../agents/registry.js';
 import { AcpConnection } from '../acp-server/connection.js';
 import { errorResponse, INVALID_REQUEST, RpcError } from '../acp-server/json-rpc.js';
+import { acpLifetime } from '../acp-server/lifetime.js';
 import { ApiError } from '../errors.js';
 import { AgentId } from '../schema/agents.js';
 import { empty } from '../schema/openapi-responses.js';
@@ -39,10 +40,10 @@ const acpWebSocket = route({
       requireDriver(registry, agent, 'path.agent');
       return agent;
     },
-    open(socket, agent, req, { sessions, registry }) {
+    open(socket, agent, req, { sessions, registry, config, isDraining }) {
       let buffered = 0;
       const connection = new AcpConnection(
-        { sessions, registry, agent: agent as string, logger: req.log },
+        { sessions, registry, agent: agent as string, logger: req.log, lifetime: acpLifetime(sessions, { idleTtlMs: config.acpIdleTtlMs, graceMs: config.acpReconnectGraceMs }, req.server.log) },
         {
           send: (message) => send(socket, JSON.stringify(message)),
           full: () => buffered > HIGH_WATER,
@@ -62,7 +63,10 @@ const acpWebSocket = route({
         if (isBinary) return send(socket, JSON.stringify(errorResponse(null, new RpcError(INVALID_REQUEST, 'ACP messages are text frames'))));
         connection.receive(Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8'));
       });
-      socket.on('close', () => connection.close());
+      // 1006: no close frame (a cut), the client may come back; any close frame means it is done.
+      // A daemon that stops closes every socket itself (app.ts): its sessions are the stop's to
+      // keep (durable store) or end, and its clients may come back to the next daemon.
+      socket.on('close', (code) => connection.close(code !== 1006 && !isDraining()));
     },
   },
 });

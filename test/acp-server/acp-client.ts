@@ -29,12 +29,28 @@ export interface AcpTestClient extends Recorded {
   answer: { permission: (params: Record<string, unknown>) => string | 'cancelled' | Promise<string>; elicitation?: (params: Record<string, unknown>) => Record<string, unknown> };
   /** Every sequence named by what arrived (updates and events), in arrival order. */
   sequences(sessionId: string): number[];
+  /** Closes the connection the normal way (a WebSocket close frame; for stdio, the caller ends stdin). */
   close(): void;
+  /** WebSocket only: the TCP connection dies without a close frame (the daemon sees 1006, a cut). */
+  cut(): void;
 }
 
 export function connectWs(url: string, token: string | undefined): AcpTestClient {
-  const stream = createWebSocketStream(url, { WebSocket: WebSocket as never, ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}) });
-  return makeClient(stream as Stream);
+  const sockets: WebSocket[] = [];
+  // The SDK makes the socket; this keeps a hand on it to cut it.
+  class Kept extends WebSocket {
+    constructor(...args: ConstructorParameters<typeof WebSocket>) {
+      super(...args);
+      sockets.push(this);
+    }
+  }
+  const stream = createWebSocketStream(url, { WebSocket: Kept as never, ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}) });
+  const client = makeClient(stream as Stream);
+  client.cut = () => {
+    for (const ws of sockets) ws.terminate();
+    client.close();
+  };
+  return client;
 }
 
 export function connectStdio(stdin: NodeJS.WritableStream, stdout: NodeJS.ReadableStream): AcpTestClient {
@@ -81,5 +97,8 @@ function makeClient(stream: Stream): AcpTestClient {
     request: <T>(method: string, params: unknown) => connection.agent.request<T>(method, params),
     sequences: (sessionId: string) => recorded.arrivals.filter((a) => a.sessionId === sessionId).map((a) => a.sequence),
     close: () => connection.close(),
+    cut: () => {
+      throw new Error('cut() is for WebSocket clients');
+    },
   });
 }

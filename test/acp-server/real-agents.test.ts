@@ -72,7 +72,8 @@ function connect(agent: string, over: 'ws' | 'stdio'): AcpTestClient {
 async function turn(agent: string, meta: Record<string, unknown>, text: string, over: 'ws' | 'stdio' = 'ws'): Promise<{ c: AcpTestClient; sessionId: string; stopReason: string; log: UniversalEvent[] }> {
   const c = connect(agent, over);
   clients.push(c);
-  await c.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
+  // It asks for `_agentwire/event`: the check against the log needs every event.
+  await c.request('initialize', { protocolVersion: 1, clientCapabilities: { _meta: { agentwire: { events: true } } } });
   const { sessionId } = await c.request<{ sessionId: string }>('session/new', { cwd: sandbox.work, mcpServers: [], _meta: { agentwire: meta } });
   const { stopReason } = await c.request<{ stopReason: string }>('session/prompt', { sessionId, prompt: [{ type: 'text', text }] });
   const log = await events(sessionId);
@@ -88,6 +89,9 @@ describe('ACP with real agent CLIs (fake model)', () => {
     expect(stopReason).toBe('end_turn');
     expect(c.requests.map((r) => r.method)).toEqual(['session/request_permission']);
     expect(c.updates.map((u) => u.update.sessionUpdate)).toEqual(expect.arrayContaining(['tool_call', 'tool_call_update', 'agent_message_chunk']));
+    // The permission names the tool call it is for, as its tool_call update did.
+    const asked = (c.requests[0]!.params as { toolCall: { toolCallId: string } }).toolCall.toolCallId;
+    expect(c.updates.filter((u) => u.update.sessionUpdate === 'tool_call').map((u) => (u.update as { toolCallId: string }).toolCallId)).toContain(asked);
     expect(textOf(c)).toContain('Wrote from-acp.txt.');
     const file = join(sandbox.work, 'from-acp.txt');
     expect(existsSync(file) && readFileSync(file, 'utf8')).toBe('written over ACP\n');

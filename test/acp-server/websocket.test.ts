@@ -33,10 +33,12 @@ const events = async (id: string) => {
   return (res.json() as { events: UniversalEvent[] }).events;
 };
 
-async function connect(capabilities: Record<string, unknown> = {}): Promise<AcpTestClient> {
+/** A client; it asks for `_agentwire/event` (the checks against the log need every event) unless `events` is false. */
+async function connect(capabilities: Record<string, unknown> = {}, events = true): Promise<AcpTestClient> {
   const c = connectWs(url, TOKEN);
   clients.push(c);
-  const init = await c.request<{ protocolVersion: number; agentCapabilities: Record<string, unknown> }>('initialize', { protocolVersion: 1, clientCapabilities: capabilities });
+  const clientCapabilities = events ? { ...capabilities, _meta: { agentwire: { events: true } } } : capabilities;
+  const init = await c.request<{ protocolVersion: number; agentCapabilities: Record<string, unknown> }>('initialize', { protocolVersion: 1, clientCapabilities });
   expect(init.protocolVersion).toBe(1);
   expect(init.agentCapabilities.loadSession).toBe(true);
   return c;
@@ -164,8 +166,8 @@ describe('ACP over WebSocket (mock agent)', () => {
     await waitFor(() => textOf(c, 'agent_message_chunk').includes('tick 1'), 5000, 'a tick');
     const deleted = await app.app.inject({ method: 'DELETE', url: `/v1/sessions/${sessionId}`, headers: auth });
     expect(deleted.statusCode).toBe(204);
-    const result = await running;
-    expect(result).toMatchObject({ stopReason: 'end_turn', _meta: { agentwire: { reason: 'terminated' } } });
+    // A turn that did not end well is an error, not end_turn.
+    await expect(running).rejects.toMatchObject({ code: -32603, data: { agentwire: { reason: 'terminated' } } });
     // The prompt is answered at the turn's end (terminated); the session's end is the event after it.
     await waitFor(() => c.events.some((e) => e.event.type === 'session.ended'), 5000, 'session.ended');
     expectNoUnparsed(c.events.map((e) => e.event));
@@ -198,7 +200,7 @@ describe('ACP over WebSocket (mock agent)', () => {
     const running = prompt(first, sessionId, 'slow 30');
     running.catch(() => {}); // answered on the cut connection: it rejects when the connection closes
     await waitFor(() => textOf(first, 'agent_message_chunk').includes('tick 3'), 5000, 'three ticks');
-    first.close();
+    first.cut(); // no close frame: the session waits for a reconnect (a close frame would end it)
     const seen = first.sequences(sessionId);
     const last = seen.at(-1)!;
     const second = await connect();

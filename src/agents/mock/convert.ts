@@ -138,7 +138,7 @@ function statelessDraft(line: StatelessLine): Draft {
           permission_id: line.id,
           action: line.action,
           status: 'requested',
-          ...(line.input !== undefined ? { metadata: { input: line.input } } : {}),
+          ...(line.input !== undefined || line.call !== undefined ? { metadata: { ...(line.input !== undefined ? { input: line.input } : {}), ...(line.call !== undefined ? { call_id: line.call } : {}) } } : {}),
         },
       };
     case 'ask_question':

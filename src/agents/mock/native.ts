@@ -72,7 +72,8 @@ export const MockOut = z.discriminatedUnion('type', [
   z.object({ type: z.literal('progress'), id: z.string(), label: z.string(), detail: z.string().optional() }),
   /** Something the mock has no better name for; becomes an item of kind `unknown`. */
   z.object({ type: z.literal('artifact'), id: z.string(), payload: z.unknown() }),
-  z.object({ type: z.literal('ask_permission'), id: z.string(), action: z.string(), input: z.unknown().optional() }),
+  // call: the id of the tool call the permission is for (it follows, once allowed).
+  z.object({ type: z.literal('ask_permission'), id: z.string(), action: z.string(), input: z.unknown().optional(), call: z.string().optional() }),
   z.object({ type: z.literal('ask_question'), id: z.string(), prompt: z.string(), options: z.array(z.string()) }),
   z.object({ type: z.literal('failure'), message: z.string(), code: z.string().optional() }),
   /** What one step (one "model call") used; with `wait`, the mock waits for `continue` before its next step. */

@@ -22,9 +22,12 @@ function count(arg, fallback, min, max) {
   return Math.min(max, Math.max(min, Number(arg)));
 }
 
-/** The mock pretends to write notes.txt; it never touches the filesystem. @param {Turn} turn @param {string} parent */
-function writeNotes(turn, parent) {
-  const call = turn.id('call');
+/**
+ * The mock pretends to write notes.txt; it never touches the filesystem. `call`: the id the
+ * permission that asked for it named, so the request points at its tool call.
+ * @param {Turn} turn @param {string} parent @param {string} [call]
+ */
+function writeNotes(turn, parent, call = turn.id('call')) {
   turn.emit({ type: 'tool_call', id: call, parent, tool: 'write_file', input: { path: 'notes.txt', content: 'hello\n' } });
   turn.emit({
     type: 'tool_result',
@@ -57,9 +60,9 @@ function reasoning(turn) {
   turn.done();
 }
 
-/** @param {Turn} turn @param {string} parent */
-function permissionGranted(turn, parent) {
-  writeNotes(turn, parent);
+/** @param {Turn} turn @param {string} parent @param {string} [call] */
+function permissionGranted(turn, parent, call) {
+  writeNotes(turn, parent, call);
   turn.reply('Permission granted; wrote notes.txt.');
   turn.done();
 }
@@ -167,14 +170,15 @@ const COMMANDS = new Map([
       }
       const parent = turn.say('I need permission to write notes.txt.');
       const id = turn.id('perm');
-      turn.emit({ type: 'ask_permission', id, action: 'write_file', input: { path: 'notes.txt' } });
+      const call = turn.id('call');
+      turn.emit({ type: 'ask_permission', id, action: 'write_file', input: { path: 'notes.txt' }, call });
       turn.wait({
         kind: 'permission',
         id,
         resolve: (reply) => {
           if (reply === 'reject') return turn.reply('Permission denied; did not write notes.txt.'), turn.done();
           if (reply === 'always') turn.session.alwaysAllowed.add('write_file');
-          permissionGranted(turn, parent);
+          permissionGranted(turn, parent, call);
         },
       });
     },

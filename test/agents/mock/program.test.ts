@@ -108,7 +108,7 @@ describe('mock program', () => {
     const mock = start();
     mock.send({ type: 'prompt', text: 'permission' });
     await mock.until((l) => l.type === 'ask_permission');
-    expect(mock.lines.at(-1)).toEqual({ type: 'ask_permission', id: 'perm_1', action: 'write_file', input: { path: 'notes.txt' } });
+    expect(mock.lines.at(-1)).toEqual({ type: 'ask_permission', id: 'perm_1', action: 'write_file', input: { path: 'notes.txt' }, call: 'call_1' });
     mock.send({ type: 'permission_reply', id: 'perm_9', reply: 'once' });
     const from = mock.lines.length;
     mock.send({ type: 'permission_reply', id: 'perm_1', reply: 'once' });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { acpUrl } from '../../../src/acp-command.js';
 import { parseFrame } from '../../../src/acp-server/json-rpc.js';
-import { messageRequest, promptResult } from '../../../src/acp-server/requests.js';
+import { messageRequest, promptOutcome } from '../../../src/acp-server/requests.js';
 import { initialUpdateState, mapEvent, type Outgoing, type UpdateState } from '../../../src/acp-server/updates.js';
 import type { UniversalEvent, UniversalItem } from '../../../src/schema/events.js';
 
@@ -33,9 +33,10 @@ describe('universal events → session/update', () => {
       ev('item.completed', { item: item({ status: 'completed', content: [{ type: 'reasoning', text: 'why', visibility: 'public' }, { type: 'text', text: 'Hello' }] }) }),
     ]);
     expect(updates(out)).toEqual([
-      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Hel' } },
-      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'lo' } },
-      { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'why' } },
+      // Every chunk names its message (the item); the reasoning given at completion is a message of its own.
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Hel' }, messageId: 'itm_1' },
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'lo' }, messageId: 'itm_1' },
+      { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'why' }, messageId: 'itm_1#reasoning' },
     ]);
     expect(out.filter((o) => o.kind === 'event').map((o) => (o as { event: UniversalEvent }).event.type)).toEqual(['item.started']);
   });
@@ -52,7 +53,13 @@ describe('universal events → session/update', () => {
   it("leaves the client's own prompt unechoed during its turn, and shows other users' messages", () => {
     const user = item({ role: 'user', status: 'completed', content: [{ type: 'text', text: 'hi' }] });
     expect(updates(run([ev('item.completed', { item: user })], { ...initialUpdateState(), ownTurn: true }))).toEqual([]);
-    expect(updates(run([ev('item.completed', { item: user })]))).toEqual([{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'hi' } }]);
+    expect(updates(run([ev('item.completed', { item: user })]))).toEqual([{ sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'hi' }, messageId: 'itm_1' }]);
+  });
+
+  it('sends the title of a titled session with session.started, as a session_info_update', () => {
+    const started = ev('session.started', {});
+    expect(updates(run([started], initialUpdateState('Fix the build')))).toEqual([{ sessionUpdate: 'session_info_update', title: 'Fix the build', updatedAt: started.time }]);
+    expect(updates(run([started]))).toEqual([]);
   });
 
   it('sends a plan, a mode and a context window as their updates, other status items as events', () => {
@@ -71,10 +78,14 @@ describe('universal events → session/update', () => {
 
 describe('requests and frames', () => {
   it('gives the stop reason from turn.ended', () => {
-    expect(promptResult({ metadata: { reason: 'completed' } }, 5)).toMatchObject({ stopReason: 'end_turn', _meta: { agentwire: { sequence: 5, reason: 'completed' } } });
-    expect(promptResult({ metadata: { reason: 'interrupted' } }, 5).stopReason).toBe('cancelled');
-    expect(promptResult({ metadata: { reason: 'error', stop_reason: 'refusal' } }, 5).stopReason).toBe('refusal');
-    expect(promptResult({ metadata: { reason: 'agent_exited' } }, 5)).toMatchObject({ stopReason: 'end_turn', _meta: { agentwire: { reason: 'agent_exited' } } });
+    expect(promptOutcome({ metadata: { reason: 'completed' } }, 5)).toMatchObject({ result: { stopReason: 'end_turn', _meta: { agentwire: { sequence: 5, reason: 'completed' } } } });
+    expect(promptOutcome({ metadata: { reason: 'interrupted' } }, 5)).toMatchObject({ result: { stopReason: 'cancelled' } });
+    expect(promptOutcome({ metadata: { reason: 'error', stop_reason: 'refusal' } }, 5)).toMatchObject({ result: { stopReason: 'refusal' } });
+    // A turn that failed has no ACP stop reason: it is a JSON-RPC error, never end_turn.
+    for (const reason of ['error', 'agent_exited', 'terminated', 'budget_exceeded'] as const) {
+      const outcome = promptOutcome({ metadata: { reason } }, 5, 'boom');
+      expect('error' in outcome && outcome.error.body(), reason).toMatchObject({ code: -32603, message: expect.stringContaining('boom'), data: { agentwire: { sequence: 5, reason, error: 'boom' } } });
+    }
   });
 
   it('takes text, resources and local images from a prompt, and refuses inline data', () => {
