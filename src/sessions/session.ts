@@ -237,6 +237,11 @@ export class Session {
     this.apply(this.normalizer.daemonError(message, 'store_unavailable', { store_error: failure.code }));
   }
 
+  /** A part of this session's stored record could not be serialised and was written without it (write-batcher.ts). */
+  recordDropped(part: string, message: string): void {
+    this.apply(this.normalizer.daemonError(`The store wrote this session's ${part} without what it could not serialise: ${message}`, 'record_not_stored', { part }));
+  }
+
   /** Stops the agent without ending the session (graceful daemon stop; see SessionAgent.suspend). */
   suspend(): Promise<void> {
     return this.agent.suspend();
