@@ -1288,7 +1288,7 @@ export interface components {
              * @description Stable; the catalogue is in docs/http-api.md
              * @enum {string}
              */
-            code: "invalid_request" | "malformed_json" | "invalid_cwd" | "offset_ahead" | "invalid_fork_point" | "unauthorized" | "origin_not_allowed" | "not_found" | "method_not_allowed" | "session_not_found" | "permission_not_found" | "question_not_found" | "queued_message_not_found" | "session_exists" | "turn_in_progress" | "session_ended" | "permission_already_resolved" | "question_already_resolved" | "no_turn_running" | "steer_unsupported" | "fork_unsupported" | "request_timeout" | "events_evicted" | "body_too_large" | "headers_too_large" | "unsupported_media_type" | "host_not_allowed" | "too_many_sessions" | "too_many_subscribers" | "queue_full" | "internal_error" | "agent_not_available" | "agent_start_failed" | "agent_io_failed" | "agent_install_failed" | "shutting_down" | "too_many_connections" | "store_unavailable";
+            code: "invalid_request" | "malformed_json" | "invalid_cwd" | "offset_ahead" | "invalid_fork_point" | "unauthorized" | "origin_not_allowed" | "attachment_refused" | "not_found" | "method_not_allowed" | "session_not_found" | "permission_not_found" | "question_not_found" | "queued_message_not_found" | "session_exists" | "turn_in_progress" | "session_ended" | "permission_already_resolved" | "question_already_resolved" | "no_turn_running" | "steer_unsupported" | "fork_unsupported" | "request_timeout" | "events_evicted" | "body_too_large" | "headers_too_large" | "unsupported_media_type" | "host_not_allowed" | "too_many_sessions" | "too_many_subscribers" | "queue_full" | "internal_error" | "agent_not_available" | "agent_start_failed" | "agent_io_failed" | "agent_install_failed" | "shutting_down" | "too_many_connections" | "store_unavailable";
         } & {
             [key: string]: unknown;
         };
@@ -1337,11 +1337,11 @@ export interface components {
         PermissionMode: "default" | "plan" | "bypass" | "acceptEdits";
         /** @description Limits on tokens, cost and turns that pause the session and ask when crossed (docs/budgets.md). Default: the daemon's --budget-* flags */
         Budget: {
-            /** @description Input plus output tokens over the session */
+            /** @description Input plus output tokens over the session (1 to 1000000000000000) */
             max_tokens?: number;
-            /** @description Cost over the session, in USD, where a cost is known */
+            /** @description Cost over the session, in USD, where a cost is known (0.000001 to 1000000000) */
             max_cost_usd?: number;
-            /** @description Turns the session may start */
+            /** @description Turns the session may start (1 to 1000000) */
             max_turns?: number;
         };
         SessionInfo: {
@@ -2529,7 +2529,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `origin_not_allowed`: Origin not allowed */
+            /** @description `attachment_refused`: Attachment outside what the session may read; `origin_not_allowed`: Origin not allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2680,7 +2680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `origin_not_allowed`: Origin not allowed */
+            /** @description `attachment_refused`: Attachment outside what the session may read; `origin_not_allowed`: Origin not allowed */
             403: {
                 headers: {
                     [name: string]: unknown;

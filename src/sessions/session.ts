@@ -167,7 +167,7 @@ export class Session {
   }
 
   private input(body: MessageRequest): TurnInput {
-    return { message: body.message, attachments: resolveAttachments(body.attachments, this.request.cwd, this.id) };
+    return { message: body.message, attachments: resolveAttachments(body.attachments, this.request.cwd, this.id, this.deps.agentUser) };
   }
 
   /**
