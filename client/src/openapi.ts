@@ -1025,6 +1025,7 @@ export interface components {
             position: number;
         };
         Attachment: {
+            /** @description A file under the session's cwd (absolute, or relative to the cwd); with --agent-user, one that user can read. Anything else is 403 attachment_refused (docs/security.md) */
             path: string;
             mime?: string;
             filename?: string;
