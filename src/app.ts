@@ -154,6 +154,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     deletedRetentionMs: config.deletedRetentionMs,
     maxStoreBytes: config.maxStoreMb * 1024 * 1024,
     onEvent: metrics.events.observe,
+    agentUser: user,
     warm,
     prepare: async (request, log) => {
       if (user) {

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { ConfigError } from './config-error.js';
 import { AcpAgentConfig, AcpAgentsFile, parseAcpAgentSpec } from './schema/acp-agents.js';
 import { isBuiltinAgent } from './schema/agents.js';
+import { BUDGET_BOUNDS } from './schema/usage.js';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 const list = z.array(z.string().min(1));
@@ -97,9 +98,9 @@ export const OPTIONS = {
   permissionPolicy: opt({ flag: 'permission-policy', env: 'PERMISSION_POLICY', schema: z.enum(['ask', 'allow', 'deny']).default('ask'), help: 'default answer to permission requests: ask the client, allow, or deny' }),
   hitlTimeoutMs: opt({ flag: 'hitl-timeout-ms', env: 'HITL_TIMEOUT_MS', schema: int(0).default(0), help: 'deny/reject a pending permission or question after this long (0: wait)' }),
   // Budgets (docs/budgets.md): the default for sessions created without one.
-  budgetMaxTokens: opt({ flag: 'budget-max-tokens', env: 'BUDGET_MAX_TOKENS', schema: int(1).optional(), help: 'default budget: input plus output tokens a session may use before it pauses and asks' }),
-  budgetMaxCostUsd: opt({ flag: 'budget-max-cost-usd', env: 'BUDGET_MAX_COST_USD', schema: z.coerce.number().positive().finite().optional(), help: 'default budget: USD a session may spend (where a cost is known) before it pauses and asks' }),
-  budgetMaxTurns: opt({ flag: 'budget-max-turns', env: 'BUDGET_MAX_TURNS', schema: int(1).optional(), help: 'default budget: turns a session may start before it pauses and asks' }),
+  budgetMaxTokens: opt({ flag: 'budget-max-tokens', env: 'BUDGET_MAX_TOKENS', schema: int(BUDGET_BOUNDS.max_tokens.min, BUDGET_BOUNDS.max_tokens.max).optional(), help: 'default budget: input plus output tokens a session may use before it pauses and asks' }),
+  budgetMaxCostUsd: opt({ flag: 'budget-max-cost-usd', env: 'BUDGET_MAX_COST_USD', schema: z.coerce.number().min(BUDGET_BOUNDS.max_cost_usd.min).max(BUDGET_BOUNDS.max_cost_usd.max).optional(), help: 'default budget: USD a session may spend (where a cost is known) before it pauses and asks' }),
+  budgetMaxTurns: opt({ flag: 'budget-max-turns', env: 'BUDGET_MAX_TURNS', schema: int(BUDGET_BOUNDS.max_turns.min, BUDGET_BOUNDS.max_turns.max).optional(), help: 'default budget: turns a session may start before it pauses and asks' }),
   shutdownTimeoutMs: opt({ flag: 'shutdown-timeout-ms', env: 'SHUTDOWN_TIMEOUT_MS', schema: int(100).default(10_000), help: 'longest graceful shutdown before the daemon exits anyway' }),
   noAutoInstall: opt({ flag: 'no-auto-install', env: 'NO_AUTO_INSTALL', schema: z.coerce.boolean().default(false), kind: 'switch', help: 'do not install a missing agent CLI from npm when a session asks for it' }),
   agentQueryTimeoutMs: opt({ flag: 'agent-query-timeout-ms', env: 'AGENT_QUERY_TIMEOUT_MS', schema: int(100).default(15_000), help: 'how long asking an agent for its models or modes may take before the built-in list answers' }),

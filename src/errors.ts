@@ -9,6 +9,7 @@ export const CATALOGUE = {
   invalid_fork_point: { status: 400, title: 'Not a point the session can be forked at' },
   unauthorized: { status: 401, title: 'Missing or invalid bearer token' },
   origin_not_allowed: { status: 403, title: 'Origin not allowed' },
+  attachment_refused: { status: 403, title: 'Attachment outside what the session may read' },
   not_found: { status: 404, title: 'No such route' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   session_not_found: { status: 404, title: 'Session not found' },

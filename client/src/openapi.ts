@@ -1065,6 +1065,7 @@ export interface components {
             position: number;
         };
         Attachment: {
+            /** @description A file under the session's cwd (absolute, or relative to the cwd); with --agent-user, one that user can read. Anything else is 403 attachment_refused (docs/security.md) */
             path: string;
             mime?: string;
             filename?: string;
@@ -1328,7 +1329,7 @@ export interface components {
              * @description Stable; the catalogue is in docs/http-api.md
              * @enum {string}
              */
-            code: "invalid_request" | "malformed_json" | "invalid_cwd" | "offset_ahead" | "invalid_fork_point" | "unauthorized" | "origin_not_allowed" | "not_found" | "method_not_allowed" | "session_not_found" | "permission_not_found" | "question_not_found" | "queued_message_not_found" | "session_exists" | "turn_in_progress" | "session_ended" | "permission_already_resolved" | "question_already_resolved" | "no_turn_running" | "steer_unsupported" | "fork_unsupported" | "request_timeout" | "events_evicted" | "body_too_large" | "headers_too_large" | "unsupported_media_type" | "host_not_allowed" | "too_many_sessions" | "too_many_subscribers" | "queue_full" | "internal_error" | "agent_not_available" | "agent_start_failed" | "agent_io_failed" | "agent_install_failed" | "shutting_down" | "too_many_connections" | "store_unavailable";
+            code: "invalid_request" | "malformed_json" | "invalid_cwd" | "offset_ahead" | "invalid_fork_point" | "unauthorized" | "origin_not_allowed" | "attachment_refused" | "not_found" | "method_not_allowed" | "session_not_found" | "permission_not_found" | "question_not_found" | "queued_message_not_found" | "session_exists" | "turn_in_progress" | "session_ended" | "permission_already_resolved" | "question_already_resolved" | "no_turn_running" | "steer_unsupported" | "fork_unsupported" | "request_timeout" | "events_evicted" | "body_too_large" | "headers_too_large" | "unsupported_media_type" | "host_not_allowed" | "too_many_sessions" | "too_many_subscribers" | "queue_full" | "internal_error" | "agent_not_available" | "agent_start_failed" | "agent_io_failed" | "agent_install_failed" | "shutting_down" | "too_many_connections" | "store_unavailable";
         } & {
             [key: string]: unknown;
         };
@@ -1377,11 +1378,11 @@ export interface components {
         PermissionMode: "default" | "plan" | "bypass" | "acceptEdits";
         /** @description Limits on tokens, cost and turns that pause the session and ask when crossed (docs/budgets.md). Default: the daemon's --budget-* flags */
         Budget: {
-            /** @description Input plus output tokens over the session */
+            /** @description Input plus output tokens over the session (1 to 1000000000000000) */
             max_tokens?: number;
-            /** @description Cost over the session, in USD, where a cost is known */
+            /** @description Cost over the session, in USD, where a cost is known (0.000001 to 1000000000) */
             max_cost_usd?: number;
-            /** @description Turns the session may start */
+            /** @description Turns the session may start (1 to 1000000) */
             max_turns?: number;
         };
         SessionInfo: {
@@ -2696,7 +2697,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `origin_not_allowed`: Origin not allowed */
+            /** @description `attachment_refused`: Attachment outside what the session may read; `origin_not_allowed`: Origin not allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2847,7 +2848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `origin_not_allowed`: Origin not allowed */
+            /** @description `attachment_refused`: Attachment outside what the session may read; `origin_not_allowed`: Origin not allowed */
             403: {
                 headers: {
                     [name: string]: unknown;

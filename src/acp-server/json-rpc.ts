@@ -3,6 +3,7 @@
 // as a JSON-RPC error whose `data` is the problem the HTTP API would have answered with.
 import { ApiError } from '../errors.js';
 import { isObject } from '../util/is-object.js';
+import { parseBounded } from '../util/json-limits.js';
 
 export type RpcId = string | number;
 
@@ -55,12 +56,10 @@ export class RpcError extends Error {
 
 /** One frame: a message, or the error response to send back (id null: the id could not be read). */
 export function parseFrame(text: string): { message: RpcMessage } | { error: RpcResponse } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    return { error: errorResponse(null, new RpcError(PARSE_ERROR, `Parse error: ${(err as Error).message}`)) };
-  }
+  // The store's depth bound (src/util/json-limits.ts): a frame deeper than it never reaches a session.
+  const parsed = parseBounded(text);
+  if ('error' in parsed) return { error: errorResponse(null, new RpcError(PARSE_ERROR, `Parse error: ${parsed.error}`)) };
+  const value = parsed.value;
   // ACP uses no batches: an array is one invalid request.
   if (!isObject(value) || value.jsonrpc !== '2.0') {
     return { error: errorResponse(null, new RpcError(INVALID_REQUEST, 'Invalid request: expected one JSON-RPC 2.0 object')) };

@@ -1,6 +1,7 @@
 // Limits every process-backed driver shares; they come from the daemon's Config.
 import type { AgentBoundary } from '../process/agent-env.js';
 import type { SpawnOptions } from '../process/spawn.js';
+import { parseBounded } from '../util/json-limits.js';
 
 export interface ProcessLimits {
   /** Longest native stdout line kept whole, in characters. */
@@ -17,38 +18,12 @@ export interface ProcessLimits {
   boundary?: AgentBoundary | undefined;
 }
 
-/** Deeper JSON than this is returned as text (→ agent.unparsed): JSON.parse takes any depth, but
- * JSON.stringify of the result overflows the stack at a few thousand levels, which would take the
- * daemon down when the event is logged. No agent protocol nests anywhere near this deep. */
-export const MAX_NATIVE_DEPTH = 256;
-
-/** A native stdout line as a converter receives it: parsed JSON, or the text when it is not JSON. */
+/** A native stdout line as a converter receives it: parsed JSON, or the text when it is not JSON
+ * or nests deeper than the store's bound (src/util/json-limits.ts; → agent.unparsed). */
 export function parseNativeLine(text: string, truncated: boolean): unknown {
   if (truncated) return text;
-  // Nesting needs two characters per level, so short lines cannot be too deep: skip the scan.
-  if (text.length > MAX_NATIVE_DEPTH * 2 && nestingDepth(text) > MAX_NATIVE_DEPTH) return text;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
-
-/** Deepest bracket nesting outside string literals. */
-export function nestingDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 91 /* [ */ || c === 123 /* { */) max = Math.max(max, ++depth);
-    else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
-  }
-  return max;
+  const parsed = parseBounded(text);
+  return 'value' in parsed ? parsed.value : text;
 }
 
 /** The spawn options every process-backed driver takes from the limits and the session's logger. */

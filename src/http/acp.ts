@@ -3,7 +3,9 @@
 // since a browser cannot set headers on a WebSocket) before `check` runs, and `check` refuses an
 // unknown `?agent=` while the answer can still be a problem. Each text frame is one JSON-RPC
 // message for an AcpConnection (src/acp-server/); its sends are counted, so a client that does not
-// read makes the connection stop reading the log instead of growing a buffer.
+// read makes the connection stop reading the log instead of growing a buffer, and stop reading
+// the client's frames too (each request is an answer to buffer): the socket is paused while over
+// the mark, and a client that stays over it for STALL_MS is closed (1008) and cut.
 import type { WebSocket } from 'ws';
 import { requireDriver } from '../agents/registry.js';
 import { AcpConnection } from '../acp-server/connection.js';
@@ -17,6 +19,10 @@ import { route } from './route.js';
 
 /** Bytes a connection may have handed the socket and not yet written before it stops reading logs. */
 const HIGH_WATER = 1024 * 1024;
+/** How long a client may stay over HIGH_WATER (not reading what it asked for) before it is closed. */
+export const STALL_MS = 10_000;
+/** The close frame such a client gets (1008: policy violation), then the cut a second later. */
+export const STALL_CLOSE = { code: 1008, reason: 'the client stopped reading: over 1 MiB unsent for 10 s' } as const;
 
 const AcpQuery = z.object({ agent: AgentId.optional(), token: z.string().optional() }).strict();
 
@@ -41,34 +47,63 @@ const acpWebSocket = route({
       return agent;
     },
     open(socket, agent, req, { sessions, registry, config, isDraining }) {
-      let buffered = 0;
+      const out = meteredSender(socket, () => connection.drained());
+      const lifetime = acpLifetime(sessions, { idleTtlMs: config.acpIdleTtlMs, graceMs: config.acpReconnectGraceMs }, req.server.log);
       const connection = new AcpConnection(
-        { sessions, registry, agent: agent as string, logger: req.log, lifetime: acpLifetime(sessions, { idleTtlMs: config.acpIdleTtlMs, graceMs: config.acpReconnectGraceMs }, req.server.log) },
-        {
-          send: (message) => send(socket, JSON.stringify(message)),
-          full: () => buffered > HIGH_WATER,
-        },
+        { sessions, registry, agent: agent as string, logger: req.log, lifetime },
+        { send: (message) => out.send(JSON.stringify(message)), full: out.full },
       );
-      function send(ws: WebSocket, text: string): void {
-        if (ws.readyState !== ws.OPEN) return;
-        const bytes = Buffer.byteLength(text);
-        buffered += bytes;
-        ws.send(text, () => {
-          buffered -= bytes;
-          // Crossing back under the mark: the followers read on.
-          if (buffered <= HIGH_WATER && buffered + bytes > HIGH_WATER) connection.drained();
-        });
-      }
       socket.on('message', (data, isBinary) => {
-        if (isBinary) return send(socket, JSON.stringify(errorResponse(null, new RpcError(INVALID_REQUEST, 'ACP messages are text frames'))));
+        if (isBinary) return out.send(JSON.stringify(errorResponse(null, new RpcError(INVALID_REQUEST, 'ACP messages are text frames'))));
         connection.receive(Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8'));
       });
       // 1006: no close frame (a cut), the client may come back; any close frame means it is done.
       // A daemon that stops closes every socket itself (app.ts): its sessions are the stop's to
       // keep (durable store) or end, and its clients may come back to the next daemon.
-      socket.on('close', (code) => connection.close(code !== 1006 && !isDraining()));
+      socket.on('close', (code) => {
+        out.stop();
+        connection.close(code !== 1006 && !isDraining());
+      });
     },
   },
 });
+
+/**
+ * Sends counted until the socket has written them. Over HIGH_WATER the socket stops reading the
+ * client's frames (each would add an answer) and the followers stop reading logs (`full`); back
+ * under it, both go on (`drained`). Over it for STALL_MS, the client is closed and then cut.
+ */
+function meteredSender(ws: WebSocket, drained: () => void): { send(text: string): void; full(): boolean; stop(): void } {
+  let buffered = 0;
+  let stalled: NodeJS.Timeout | undefined;
+  const stop = () => {
+    clearTimeout(stalled);
+    stalled = undefined;
+  };
+  return {
+    full: () => buffered > HIGH_WATER,
+    stop,
+    send(text) {
+      if (ws.readyState !== ws.OPEN) return;
+      const bytes = Buffer.byteLength(text);
+      buffered += bytes;
+      if (buffered > HIGH_WATER && !stalled) {
+        ws.pause();
+        stalled = setTimeout(() => {
+          ws.close(STALL_CLOSE.code, STALL_CLOSE.reason);
+          setTimeout(() => ws.terminate(), 1000).unref();
+        }, STALL_MS).unref();
+      }
+      ws.send(text, () => {
+        buffered -= bytes;
+        // Crossing back under the mark: the client's frames and the followers read on.
+        if (buffered > HIGH_WATER || buffered + bytes <= HIGH_WATER) return;
+        stop();
+        if (ws.readyState === ws.OPEN) ws.resume();
+        drained();
+      });
+    },
+  };
+}
 
 export const acpRoutes = [acpWebSocket];

@@ -5,6 +5,7 @@
 // parser refuses them.
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
+import { deeperThan } from '../util/json-limits.js';
 
 /** Deeper than any request body the API defines (an MCP server config is about 4 levels). */
 export const MAX_JSON_DEPTH = 64;
@@ -25,25 +26,8 @@ export function installJsonParser(app: FastifyInstance): void {
   app.removeContentTypeParser('text/plain'); // Fastify's default would let text bodies reach validation (400, not 415)
 }
 
-/** True when arrays/objects open more than `max` levels deep (brackets inside strings skipped). */
-export function nestedDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // a backslash escapes the next character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) {
-      inString = true;
-    } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return true;
-    } else if (c === 0x7d || c === 0x5d) {
-      depth--;
-    }
-  }
-  return false;
-}
+/** The shared depth scan (src/util/json-limits.ts), here with the API's stricter bound. */
+export const nestedDeeperThan = deeperThan;
 
 /** JSON reviver refusing the keys of prototype-poisoning payloads (as Fastify's own parser does). */
 function refusePoison(key: string, value: unknown): unknown {

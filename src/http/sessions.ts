@@ -79,7 +79,7 @@ const postMessage = route({
   description: 'Without `delivery`, 204 once the turn is dispatched and 409 turn_in_progress while one runs. With `delivery` (queue, steer, interrupt), 202 saying what became of it.',
   params: SessionPath, body: MessageRequest,
   ok: { 204: empty('Turn dispatched'), 202: json(MessageAccepted, 'Message taken with its delivery') },
-  errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'turn_in_progress', 'steer_unsupported', 'queue_full', 'session_ended', 'agent_start_failed', 'agent_io_failed'],
+  errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'turn_in_progress', 'steer_unsupported', 'queue_full', 'session_ended', 'agent_start_failed', 'agent_io_failed', 'attachment_refused'],
   async handler(input, { sessions }) {
     const session = sessions.get(input.params.id);
     const accepted = await session.send(input.body);

@@ -51,7 +51,7 @@ export const postMessageStream = route({
   },
   body: MessageRequest,
   ok: { 200: sseOrNdjsonStream("This turn's events.") },
-  errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'turn_in_progress', 'steer_unsupported', 'queue_full', 'session_ended', 'too_many_subscribers', 'agent_start_failed', 'agent_io_failed'],
+  errors: [...SESSION_ERRORS, ...BODY_ERRORS, 'turn_in_progress', 'steer_unsupported', 'queue_full', 'session_ended', 'too_many_subscribers', 'agent_start_failed', 'agent_io_failed', 'attachment_refused'],
   async handler(input, { sessions, config, metrics }) {
     const { req, reply } = input;
     const session = sessions.get(input.params.id);

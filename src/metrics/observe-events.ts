@@ -25,6 +25,7 @@ export interface EventMetricSet {
   hitlAnswerSeconds: Histogram<'kind' | 'outcome'>;
   tokens: Counter<'agent' | 'model' | 'kind'>;
   costUsd: Counter<'agent' | 'model' | 'source'>;
+  recordsDropped: Counter<'agent'>;
 }
 
 /** usage.updated's counts by the `kind` label of agentwire_tokens_total. */
@@ -116,6 +117,9 @@ export class EventObserver {
         return this.answered(sessionId, agent, 'question', event.data.question_id, event.data.status);
       case 'usage.updated':
         return this.spent(agent, event.data);
+      case 'error':
+        if (event.data.code === 'record_not_stored') m.recordsDropped.inc({ agent });
+        return;
       default:
         return;
     }

@@ -109,6 +109,7 @@ export class Metrics {
         hitlResolved: counter('agentwire_hitl_resolved_total', 'Permission requests and questions resolved, by agent, kind and outcome', ['agent', 'kind', 'outcome'] as const),
         tokens: counter('agentwire_tokens_total', 'Tokens used (usage.updated), by agent, model and kind: input, output, cache_read, cache_write (of input)', ['agent', 'model', 'kind'] as const),
         costUsd: counter('agentwire_cost_usd_total', 'USD spent (usage.updated), by agent, model and where the cost comes from (agent, price_table)', ['agent', 'model', 'source'] as const),
+        recordsDropped: counter('agentwire_store_records_dropped_total', 'Session records the store wrote without a part it could not serialise (an error event, code record_not_stored, on the session), by agent', ['agent'] as const),
         hitlAnswerSeconds: histogram('agentwire_hitl_answer_seconds', 'Time from a permission request or question to its resolution', ['kind', 'outcome'] as const, ANSWER_BUCKETS),
       },
       options.now,

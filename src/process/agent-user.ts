@@ -3,10 +3,10 @@
 // Switching users at spawn needs root or CAP_SETUID + CAP_SETGID (and CAP_KILL to end the agents,
 // CAP_CHOWN to hand them files); the daemon checks that at start instead of failing at the first
 // session. docs/security.md says what the user must be able to use.
-import { readFileSync } from 'node:fs';
-import { chmod, chown, mkdtemp } from 'node:fs/promises';
+import { readFileSync, statSync, type Stats } from 'node:fs';
+import { chmod, chown, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ConfigError } from '../config-error.js';
 
 export interface AgentUser {
@@ -124,4 +124,50 @@ export async function agentTempDir(prefix: string, user: AgentUser | undefined):
 export async function shareWithAgent(path: string, mode: number, user: AgentUser | undefined): Promise<void> {
   if (user) await chown(path, process.getuid?.() ?? 0, user.gid);
   await chmod(path, mode);
+}
+
+/**
+ * Whether the agent user may read the file at `path` (a real path: no symbolic links), as the
+ * permission bits say: read on the file, search on every directory above it. Synchronous, so a
+ * message's attachments are checked before its turn opens (session-paths.ts). The agent runs
+ * with its primary group only, so owner, group and other bits are the whole answer; an ACL that
+ * grants more is not counted (the attachment is refused), and the daemon's own read goes through
+ * readAsAgent, so an ACL that grants less is still honoured.
+ */
+export function agentMayRead(path: string, user: AgentUser): boolean {
+  const allows = (st: Stats, bit: number) => ((st.mode >> (st.uid === user.uid ? 6 : st.gid === user.gid ? 3 : 0)) & bit) !== 0;
+  try {
+    if (!allows(statSync(path), 4)) return false;
+    for (let dir = dirname(path); ; dir = dirname(dir)) {
+      if (!allows(statSync(dir), 1)) return false;
+      if (dir === dirname(dir)) return true;
+    }
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A file's bytes, read with the agent's rights: by a `cat` running as the agent user when there is
+ * one (so the kernel decides, ACLs included, and a file swapped for a symbolic link after the
+ * check is still read only if the agent could read it), else by the daemon (it is the agent's
+ * user). What drivers send an agent inline (an image) is read here, never with the daemon's rights.
+ */
+export async function readAsAgent(path: string, user: AgentUser | undefined, maxBytes: number): Promise<Buffer> {
+  if (!user) return readFile(path);
+  const { execa } = await import('execa');
+  const run = await execa('/bin/cat', ['--', path], {
+    uid: user.uid,
+    gid: user.gid,
+    cwd: '/',
+    env: { PATH: '/usr/bin:/bin' },
+    extendEnv: false,
+    stdin: 'ignore',
+    encoding: 'buffer',
+    maxBuffer: maxBytes + 1,
+    reject: false,
+    timeout: 30_000,
+  });
+  if (run.exitCode !== 0) throw Object.assign(new Error(`the agent user '${user.name}' cannot read it`), { code: 'EACCES' });
+  return Buffer.from(run.stdout);
 }

@@ -12,7 +12,11 @@ export const SessionIdParam = z
 export const SessionRef = z.string().openapi({ pattern: SESSION_ID.source, example: 'my-session' });
 
 export const Attachment = z
-  .object({ path: z.string().min(1), mime: z.string().optional(), filename: z.string().optional() })
+  .object({
+    path: z.string().min(1).openapi({ description: "A file under the session's cwd (absolute, or relative to the cwd); with --agent-user, one that user can read. Anything else is 403 attachment_refused (docs/security.md)" }),
+    mime: z.string().optional(),
+    filename: z.string().optional(),
+  })
   .strict()
   .openapi('Attachment');
 export type Attachment = z.infer<typeof Attachment>;

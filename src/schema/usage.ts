@@ -46,11 +46,33 @@ export const UsageUpdatedData = z
   .openapi('UsageUpdatedData');
 export type UsageUpdatedData = z.infer<typeof UsageUpdatedData>;
 
+/**
+ * The ranges a budget limit may take (docs/budgets.md, "Bounds"), from the create body, PATCH and
+ * the `--budget-*` flags alike: wide enough for any real session, narrow enough that the limit's
+ * arithmetic stays exact (tokens and turns are safe integers; a cost is at least a millionth of a
+ * dollar, so one approval's raise is never lost in rounding).
+ */
+export const BUDGET_BOUNDS = {
+  max_tokens: { min: 1, max: 1e15 },
+  max_cost_usd: { min: 1e-6, max: 1e9 },
+  max_turns: { min: 1, max: 1e6 },
+} as const;
+
+/**
+ * The most one report of an agent may say it used (docs/budgets.md, "Bounds"): a count or cost
+ * above it, negative or not finite is not usage but an `agent.unparsed` warning (normalize.ts).
+ * No model call comes near a trillion tokens or a million dollars.
+ */
+export const MAX_REPORTED_TOKENS = 1e12;
+export const MAX_REPORTED_COST_USD = 1e6;
+
+const { max_tokens: T, max_cost_usd: C, max_turns: N } = BUDGET_BOUNDS;
+
 export const Budget = z
   .object({
-    max_tokens: z.number().int().positive().optional().openapi({ description: 'Input plus output tokens over the session' }),
-    max_cost_usd: z.number().positive().optional().openapi({ description: 'Cost over the session, in USD, where a cost is known' }),
-    max_turns: z.number().int().positive().optional().openapi({ description: 'Turns the session may start' }),
+    max_tokens: z.number().int().min(T.min).max(T.max).optional().openapi({ description: `Input plus output tokens over the session (${T.min} to ${T.max})` }),
+    max_cost_usd: z.number().min(C.min).max(C.max).optional().openapi({ description: `Cost over the session, in USD, where a cost is known (${C.min} to ${C.max})` }),
+    max_turns: z.number().int().min(N.min).max(N.max).optional().openapi({ description: `Turns the session may start (${N.min} to ${N.max})` }),
   })
   .strict()
   .openapi('Budget', { description: 'Limits that pause the session and ask (permission.requested, action budget) when crossed; docs/budgets.md' });

@@ -8,6 +8,7 @@
 import type { AgentHandle, TurnInput } from '../agents/types.js';
 import type { PermissionReply } from '../schema/api.js';
 import type { Budget, BudgetLimit, UniversalEvent } from '../schema/events.js';
+import { DAEMON_PERMISSION_PREFIX } from './hitl.js';
 import type { SessionCore } from './session-parts.js';
 
 /** What the gate needs of its session (session.ts builds it). */
@@ -131,7 +132,7 @@ export class BudgetGate {
   }
 
   private ask(p: Omit<Pending, 'id'>): void {
-    const id = `budget_${++this.asked}`;
+    const id = `${DAEMON_PERMISSION_PREFIX}${++this.asked}`;
     this.pending = { ...p, id };
     const metadata = {
       limit: p.limit,
@@ -145,7 +146,7 @@ export class BudgetGate {
     this.ctx.apply(this.ctx.normalizer.budgetRequested({ permission_id: id, action: 'budget', status: 'requested', metadata }));
   }
 
-  /** `once`: the limit grows by its set size, as often as it takes to be above what is spent; `always`: it is lifted. */
+  /** `once`: the limit grows by its set size, as many times as it takes to be above what is spent; `always`: it is lifted. */
   private raise(limit: BudgetLimit, lift: boolean): void {
     const current = this.inForce[limit];
     if (current === undefined) return;
@@ -156,14 +157,29 @@ export class BudgetGate {
     }
     const step = this.set[limit] ?? current;
     const spent = limit === 'max_tokens' ? this.ctx.normalizer.usage.tokens : limit === 'max_cost_usd' ? (this.ctx.normalizer.usage.current.cost_usd ?? 0) : this.ctx.normalizer.turns;
-    let next = current + step;
-    // Turns are crossed only when over the limit; tokens and cost once they reach it.
-    while (limit === 'max_turns' ? spent > next : spent >= next) next += step;
-    this.inForce = { ...this.inForce, [limit]: next };
+    this.inForce = { ...this.inForce, [limit]: raisedLimit(current, step, spent, limit === 'max_turns') };
   }
 
   private goOn(): void {
     const handle = this.ctx.handle();
     handle?.continueStep?.().catch((err: unknown) => this.ctx.logger.warn({ err }, 'could not let the agent go on after a step'));
   }
+}
+
+/**
+ * The limit raised by whole steps until what is spent no longer crosses it (turns cross when over
+ * the limit; tokens and cost once they reach it), computed, never counted: the number of steps
+ * comes from an agent's usage and a client's step, and a loop over it could run for ever (a cost
+ * of 1e300, or a step too small to change the sum in floating point). Where rounding still leaves
+ * the result crossed, the limit is just above what is spent.
+ */
+export function raisedLimit(current: number, step: number, spent: number, overOnly: boolean): number {
+  const crossed = (limit: number) => (overOnly ? spent > limit : spent >= limit);
+  // The fewest whole steps past what is spent: up to it for turns (crossed only when over), beyond it otherwise.
+  const over = (spent - current) / step;
+  const steps = Math.max(1, overOnly ? Math.ceil(over) : Math.floor(over) + 1);
+  const next = current + steps * step;
+  if (Number.isFinite(next) && !crossed(next)) return next;
+  const above = spent + step;
+  return Number.isFinite(above) && above > spent ? above : Number.MAX_VALUE;
 }

@@ -6,6 +6,7 @@ import { ApiError } from '../errors.js';
 import type { PermissionReply } from '../schema/api.js';
 import type { UniversalEvent } from '../schema/events.js';
 import { HitlPolicyRunner, type HitlSettings } from './hitl-policy.js';
+import { nativeHitlId } from './hitl.js';
 import type { SessionCore } from './session-parts.js';
 
 /** What the replies need of their session (session.ts builds it). */
@@ -50,7 +51,7 @@ export class HitlReplies {
     }
     // Logged before the agent hears it, so the resolution precedes whatever the agent does next.
     this.ctx.apply(normalizer.permissionReplied(permissionId, reply, { reply, ...(reason ? { by: reason } : {}) }, reason));
-    await handle.replyPermission(permissionId, reply);
+    await handle.replyPermission(nativeHitlId(permissionId), reply);
   }
 
   async question(questionId: string, answers: string[][] | null, reason?: 'policy' | 'timeout'): Promise<void> {
@@ -64,7 +65,7 @@ export class HitlReplies {
     }
     const raw = { ...(answers ? { answers } : { rejected: true }), ...(reason ? { by: reason } : {}) };
     this.ctx.apply(normalizer.questionReplied(questionId, answers, raw));
-    await handle.replyQuestion(questionId, answers);
+    await handle.replyQuestion(nativeHitlId(questionId), answers);
   }
 
   /** A reply the daemon gives itself may race the client's or the turn's end: that is fine. */

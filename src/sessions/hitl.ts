@@ -5,6 +5,26 @@ import type { PermissionEventData, QuestionEventData } from '../schema/events.js
 
 export type HitlState = 'pending' | 'resolved' | 'unknown';
 
+/** The daemon's own permission ids (budget.ts: `budget_1`, `budget_2` …) start with this. */
+export const DAEMON_PERMISSION_PREFIX = 'budget_';
+/** What an agent's id that could be mistaken for the daemon's (or for an escaped one) gets in front. */
+const AGENT_ESCAPE = 'agent~';
+
+/**
+ * An agent's permission or question id as the API shows it. An agent chooses its ids, so one that
+ * starts like the daemon's own (or like an id already escaped) gets `agent~` in front: the
+ * mapping is one to one, every other id is shown as the agent sent it, and no agent's id can
+ * ever be one of the daemon's (docs/security.md, "Planted files and hostile agents").
+ */
+export function agentHitlId(native: string): string {
+  return native.startsWith(DAEMON_PERMISSION_PREFIX) || native.startsWith(AGENT_ESCAPE) ? AGENT_ESCAPE + native : native;
+}
+
+/** The agent's own id for an id the API shows (agentHitlId's inverse): what its driver is told. */
+export function nativeHitlId(id: string): string {
+  return id.startsWith(AGENT_ESCAPE) ? id.slice(AGENT_ESCAPE.length) : id;
+}
+
 /** Resolved ids are remembered only up to this many, so a long session cannot grow them forever. */
 const MAX_RESOLVED = 10_000;
 

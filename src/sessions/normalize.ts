@@ -5,14 +5,15 @@
 import type { Draft, ProcessExit, TurnInput } from '../agents/types.js';
 import type { Capabilities } from '../schema/agents.js';
 import type { PermissionReply } from '../schema/api.js';
-import type { EventData, PendingEvent, PermissionEventData } from '../schema/events.js';
+import type { EventData, PendingEvent, PermissionEventData, TurnEndedMetadata } from '../schema/events.js';
 import type { SessionSnapshot } from '../store/event-store.js';
 import type { IdGenerator } from '../util/deps.js';
 import { DAEMON, EventBatch, type Normalized, originOf } from './event-batch.js';
-import { HitlBook } from './hitl.js';
+import { agentHitlId, HitlBook } from './hitl.js';
 import { ItemEvents } from './item-events.js';
 import { Lifecycle } from './lifecycle.js';
 import { UsageBook } from './usage-book.js';
+import { usageOutOfRange, usageRefused } from './usage-bounds.js';
 import { Subagents } from './subagents.js';
 
 export class Normalizer {
@@ -98,6 +99,7 @@ export class Normalizer {
     return this.batch.run(null, () => {
       this.lifecycle.announceTurn();
       if (this.hitl.openPermission(data)) this.batch.emit({ type: 'permission.requested', data, ...DAEMON });
+      else this.notOpened('permission', data.permission_id, data);
     });
   }
 
@@ -220,16 +222,20 @@ export class Normalizer {
         if (typeof model === 'string' && model) this.usage.model = model;
         return this.lifecycle.agentSessionStarted(d, origin);
       }
-      case 'usage':
-        this.usage.step(d, this.lifecycle.turnId);
+      case 'usage': {
+        // Agents' numbers are bounded where they enter (usage-bounds.ts); a held step still goes on.
+        const refused = usageOutOfRange(d.usage, d.cost_usd);
+        if (refused) this.draft(usageRefused('usage', refused, { usage: d.usage, cost_usd: d.cost_usd }));
+        else this.usage.step(d, this.lifecycle.turnId);
         if (d.held && this.lifecycle.turnId) this.heldStep = true;
         return;
+      }
       case 'session.ended':
         return this.lifecycle.agentSessionEnded(d.data, origin);
       case 'turn.started':
         return this.lifecycle.agentTurnStarted(d, origin);
       case 'turn.ended':
-        return this.lifecycle.endTurn(d.data.metadata, origin);
+        return this.lifecycle.endTurn(this.boundedTurnUsage(d.data.metadata), origin);
       case 'item.started':
         return this.items.start(d.item, origin, sub);
       case 'item.delta':
@@ -237,30 +243,51 @@ export class Normalizer {
       case 'item.completed':
         return this.items.complete(d.item, origin, sub);
       case 'permission.requested': {
-        const data = { ...d.data, ...tag };
-        if (this.hitl.openPermission(data)) this.batch.emit({ type: d.type, data, ...origin });
-        return;
+        // An agent's ids never pass for the daemon's own (hitl.ts, agentHitlId).
+        const data = { ...d.data, permission_id: agentHitlId(d.data.permission_id), ...tag };
+        if (this.hitl.openPermission(data)) return this.batch.emit({ type: d.type, data, ...origin });
+        return this.notOpened('permission', data.permission_id, data);
       }
       case 'permission.resolved': {
-        const open = this.hitl.closePermission(d.data.permission_id);
+        const permission_id = agentHitlId(d.data.permission_id);
+        const open = this.hitl.closePermission(permission_id);
         const inherited = open?.subagent_id === undefined ? {} : { subagent_id: open.subagent_id };
-        return this.batch.emit({ type: d.type, data: { ...inherited, ...d.data, ...tag }, ...origin });
+        return this.batch.emit({ type: d.type, data: { ...inherited, ...d.data, permission_id, ...tag }, ...origin });
       }
       case 'question.requested': {
-        const data = { ...d.data, ...tag };
-        if (this.hitl.openQuestion(data)) this.batch.emit({ type: d.type, data, ...origin });
-        return;
+        const data = { ...d.data, question_id: agentHitlId(d.data.question_id), ...tag };
+        if (this.hitl.openQuestion(data)) return this.batch.emit({ type: d.type, data, ...origin });
+        return this.notOpened('question', data.question_id, data);
       }
       case 'question.resolved': {
-        const open = this.hitl.closeQuestion(d.data.question_id);
+        const question_id = agentHitlId(d.data.question_id);
+        const open = this.hitl.closeQuestion(question_id);
         const inherited = open?.subagent_id === undefined ? {} : { subagent_id: open.subagent_id };
-        return this.batch.emit({ type: d.type, data: { ...inherited, ...d.data, ...tag }, ...origin });
+        return this.batch.emit({ type: d.type, data: { ...inherited, ...d.data, question_id, ...tag }, ...origin });
       }
       case 'error':
         return this.batch.emit({ type: d.type, data: { ...d.data, ...tag }, ...origin });
       case 'agent.unparsed':
         return this.batch.emit({ type: d.type, data: d.data, ...origin });
     }
+  }
+
+  /** A request whose id is open or was answered already is not asked again, and never silently. */
+  private notOpened(kind: 'permission' | 'question', id: string, data?: object): void {
+    // The same request again while it is open is a repeat (dedupe), not a second request.
+    const open = kind === 'permission' ? this.hitl.permissions.get(id) : this.hitl.questions.get(id);
+    if (open && JSON.stringify(open) === JSON.stringify(data)) return;
+    const message = `The agent asked a ${kind} under the id '${id}', which this session has open or answered already; it was not asked again.`;
+    this.batch.emit({ type: 'error', data: { message, code: 'hitl_id_reused', details: { kind, id } }, ...DAEMON });
+  }
+
+  /** A turn's own usage and cost within bounds, or left out with a warning (usage-bounds.ts). */
+  private boundedTurnUsage(metadata: TurnEndedMetadata): TurnEndedMetadata {
+    const refused = usageOutOfRange(metadata.usage, metadata.cost_usd);
+    if (!refused) return metadata;
+    this.draft(usageRefused('turn.ended', refused, { usage: metadata.usage, cost_usd: metadata.cost_usd }));
+    const { usage: _usage, cost_usd: _cost, ...rest } = metadata;
+    return rest as TurnEndedMetadata;
   }
 
   /** The turn is ending: its open items fail, the sub-agents it ran end, its pending HITL requests are cancelled. */

@@ -52,6 +52,8 @@ export interface SessionManagerOptions {
   /** Fills in and checks agent-specific fields (modes) and makes sure the agent is installed;
    *  throws the client's error. Runs after the id is reserved, before the agent starts. */
   prepare?: (request: CreateSessionRequest, logger: FastifyBaseLogger) => Promise<CreateSessionRequest & { agentMode: string; permissionMode: string }>;
+  /** The OS user agents run as (--agent-user), if any. */
+  agentUser?: SessionDeps['agentUser'];
   /** Warm spares kept per agent (--warm); they count against maxSessions with the live sessions. */
   warm?: Partial<Record<AgentId, number>>;
 }

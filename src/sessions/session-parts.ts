@@ -9,6 +9,7 @@ import type { UniversalEvent } from '../schema/events.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock, IdGenerator } from '../util/deps.js';
 import type { EventStore } from '../store/event-store.js';
+import type { AgentUser } from '../process/agent-user.js';
 import type { Normalized } from './event-batch.js';
 import type { EventLogLimits } from './event-log.js';
 import type { HitlSettings } from './hitl-policy.js';
@@ -47,6 +48,8 @@ export interface SessionDeps {
   store: EventStore;
   /** Sees every event once it is in the log (the daemon's metrics, src/metrics/); must not throw. */
   onEvent?: (session: Session, event: UniversalEvent) => void;
+  /** The OS user agents run as (--agent-user): attachments are checked against its rights (session-paths.ts). */
+  agentUser?: AgentUser | undefined;
   /** The warm pool (warm-pool.ts): a ready agent for a new session whose options it can serve. */
   spares?: { take(driver: AgentDriver, options: StartOptions, sink: AgentSink, firstTurnEvent: Promise<void>): AgentHandle | undefined };
 }

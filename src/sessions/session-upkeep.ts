@@ -29,6 +29,10 @@ export class SessionUpkeep {
       this.pruner = setInterval(() => this.prune(), PRUNE_EVERY_MS);
       this.pruner.unref();
       options.store.onHealth((failure) => this.storeHealth(failure));
+      options.store.onRecordDropped((id, part, message) => {
+        options.logger.error({ sessionId: id, part, message }, 'a session record could not be serialised; stored without the part that failed');
+        this.sessions.get(id)?.recordDropped(part, message);
+      });
     }
   }
 

@@ -167,7 +167,7 @@ export class Session {
   }
 
   private input(body: MessageRequest): TurnInput {
-    return { message: body.message, attachments: resolveAttachments(body.attachments, this.request.cwd, this.id) };
+    return { message: body.message, attachments: resolveAttachments(body.attachments, this.request.cwd, this.id, this.deps.agentUser) };
   }
 
   /**
@@ -235,6 +235,11 @@ export class Session {
   storeFailed(failure: { code: string; message: string; since: string }): void {
     const message = `The event store could not take writes since ${failure.since} (${failure.code}: ${failure.message}); events are held in memory until it can.`;
     this.apply(this.normalizer.daemonError(message, 'store_unavailable', { store_error: failure.code }));
+  }
+
+  /** A part of this session's stored record could not be serialised and was written without it (write-batcher.ts). */
+  recordDropped(part: string, message: string): void {
+    this.apply(this.normalizer.daemonError(`The store wrote this session's ${part} without what it could not serialise: ${message}`, 'record_not_stored', { part }));
   }
 
   /** Stops the agent without ending the session (graceful daemon stop; see SessionAgent.suspend). */

@@ -111,6 +111,8 @@ export interface EventStore {
   detach(sessionId: string): void;
   /** Told when the store stops (a failure) or resumes (null) taking writes. */
   onHealth(listener: (failure: StoreFailure) => void): void;
+  /** Told of a record part written without what could not be serialised (write-batcher.ts); one listener. */
+  onRecordDropped(listener: (sessionId: string, part: string, message: string) => void): void;
 
   /** Every stored session's record, without reading any event (start-up is lazy). */
   loadSessions(): SessionRecord[];

@@ -40,6 +40,10 @@ export class MemoryStore implements EventStore {
     // Memory never fails to take a write.
   }
 
+  onRecordDropped(): void {
+    // Memory keeps records as values: nothing is serialised, nothing dropped.
+  }
+
   loadSessions(): SessionRecord[] {
     return [];
   }

@@ -83,6 +83,10 @@ export class SqliteStore implements EventStore {
     this.writes.onHealth(listener);
   }
 
+  onRecordDropped(listener: (sessionId: string, part: string, message: string) => void): void {
+    this.writes.onDropped = listener;
+  }
+
   loadSessions(): SessionRecord[] {
     const records = (this.statements.loadSessions.all() as SessionRow[]).map(fromRow);
     for (const r of records) this.agents.set(r.id, r.agent);

@@ -11,11 +11,36 @@
 // daemon refuses new work with 507 and logs an `error` event), and when space returns everything
 // staged is committed in order. SQLite's journal guarantees the file is never half-written.
 //
+// A record is serialised before the transaction (a create's request and snapshot when staged, a
+// session's progress just before the commit), one at a time: a value that cannot be serialised
+// (nested past the depth bound, a cycle) is written without the part that failed and reported
+// (`onDropped`: an `error` event on its session, a metric), so one bad record never fails the
+// batch. What the transaction runs is SQL on prepared strings, so a commit that fails is the
+// store's failure (disk, I/O, lock), which retrying can cure, never a record's.
+//
 // The feed's cursor is given here, when an entry is staged: staging order is commit order (a
 // failed commit is retried whole), so cursors become visible in order, and the high-water mark
 // (`feed_head`) is written in the same transaction, so a restart continues after it.
 import type { Database as Db, Statement } from './sqlite-binding.js';
 import type { FeedRecord, SessionProgress, SessionRecord, StoredEvent, StoreFailure } from './event-store.js';
+import { storableJson } from './storable-json.js';
+
+/** A record part written without what could not be serialised: told to its session after the commit. */
+export type DroppedListener = (sessionId: string, part: string, message: string) => void;
+
+/** A create with its JSON columns serialised when staged. */
+interface StagedCreate {
+  record: SessionRecord;
+  request: string;
+  snapshot: string;
+}
+
+/** A session's row as the commit writes it. */
+interface ProgressRow {
+  id: string;
+  progress: SessionProgress;
+  snapshot: string;
+}
 
 /** A deletion entry staged for the feed; `keep` also marks the session's row deleted. */
 interface StagedMark {
@@ -36,7 +61,7 @@ interface Staged {
   raws: (string | null)[];
   bytes: Map<string, number>;
   progress: Map<string, () => SessionProgress>;
-  creates: SessionRecord[];
+  creates: StagedCreate[];
   /** Last staged sequence per session, reported once committed. */
   last: Map<string, number>;
 }
@@ -47,13 +72,16 @@ export class WriteBatcher {
   private staged: Staged = emptyStaged();
   private scheduled = false;
   private retryTimer: NodeJS.Timeout | undefined;
-  private readonly commit: () => void;
+  private readonly commit: (rows: ProgressRow[]) => void;
   private readonly statements: ReturnType<typeof prepare>;
   /** Multi-row INSERTs, largest first, each with its reused argument array. */
   private readonly multi: [number, Statement, unknown[]][];
   /** The last feed cursor given (staged or committed) and the last committed. */
   private given: number;
   committedCursor: number;
+  /** Told of record parts written without what could not be serialised (after the commit). */
+  onDropped: DroppedListener | undefined;
+  private dropped: [string, string, string][] = [];
   /** Told of the committed feed entries, in cursor order, after each commit. */
   onFeed: ((records: FeedRecord[]) => void) | undefined;
 
@@ -66,7 +94,7 @@ export class WriteBatcher {
   ) {
     this.statements = prepare(db);
     this.multi = MULTI_ROWS.map((size) => [size, insertEvents(db, size), new Array<unknown>(size * 5)]);
-    this.commit = db.transaction(() => this.write(this.staged));
+    this.commit = db.transaction((rows: ProgressRow[]) => this.write(this.staged, rows));
     this.given = this.committedCursor = db.prepare('SELECT last FROM feed_head').pluck().get() as number;
   }
 
@@ -85,8 +113,11 @@ export class WriteBatcher {
   }
 
   createSession(record: SessionRecord): void {
-    this.staged.creates.push(record);
+    const request = this.json(record.id, 'request', record.request, () => JSON.stringify({ agent: record.agent }));
+    const snapshot = this.json(record.id, 'snapshot', record.snapshot, () => '{}');
+    this.staged.creates.push({ record, request, snapshot });
     this.schedule();
+    this.reportDropped();
   }
 
   updateSession(id: string, progress: () => SessionProgress): void {
@@ -110,8 +141,10 @@ export class WriteBatcher {
     this.scheduled = false;
     const staged = this.staged;
     if (staged.sequences.length === 0 && staged.progress.size === 0 && staged.creates.length === 0 && staged.marks.length === 0) return;
+    const rows = this.progressRows(staged);
+    this.reportDropped();
     try {
-      this.commit();
+      this.commit(rows);
     } catch (err) {
       return this.failed(err as Error & { code?: string });
     }
@@ -157,10 +190,43 @@ export class WriteBatcher {
     process.nextTick(() => this.flush());
   }
 
-  private write(s: Staged): void {
+  /** Each session's progress, computed and serialised one at a time (see the head of this file). */
+  private progressRows(s: Staged): ProgressRow[] {
+    const rows: ProgressRow[] = [];
+    for (const [id, progress] of s.progress) {
+      let p: SessionProgress;
+      try {
+        p = progress();
+      } catch (err) {
+        this.dropped.push([id, 'progress', (err as Error).message]);
+        continue;
+      }
+      rows.push({ id, progress: p, snapshot: this.json(id, 'snapshot', p.snapshot, () => '{}') });
+    }
+    return rows;
+  }
+
+  /** The JSON of one record part; what cannot be serialised is left out and reported. */
+  private json(sessionId: string, part: string, value: unknown, fallback: () => string): string {
+    const stored = storableJson(value, fallback);
+    if (stored.dropped) this.dropped.push([sessionId, part, stored.dropped]);
+    return stored.json;
+  }
+
+  /** Reports leave in a later tick: a session's `error` event must not be staged mid-commit. */
+  private reportDropped(): void {
+    if (this.dropped.length === 0) return;
+    const dropped = this.dropped;
+    this.dropped = [];
+    process.nextTick(() => {
+      for (const [sessionId, part, message] of dropped) this.onDropped?.(sessionId, part, message);
+    });
+  }
+
+  private write(s: Staged, rows: ProgressRow[]): void {
     const st = this.statements;
-    for (const r of s.creates) {
-      st.insertSession.run(r.id, r.agent, JSON.stringify(r.request), r.nativeSessionId, r.status, JSON.stringify(r.snapshot), r.createdAt, r.updatedAt, r.endedAt, r.lastSequence);
+    for (const { record: r, request, snapshot } of s.creates) {
+      st.insertSession.run(r.id, r.agent, request, r.nativeSessionId, r.status, snapshot, r.createdAt, r.updatedAt, r.endedAt, r.lastSequence);
     }
     // Rows in statements of 64 and 16 where a tick has that many: one statement run per row costs
     // ~25 % more per event (bind, step, reset each time; docs/performance.md).
@@ -186,11 +252,12 @@ export class WriteBatcher {
     const last = Math.max(s.cursors[n - 1] ?? 0, s.marks.at(-1)?.cursor ?? 0);
     if (last > 0) st.feedHead.run(last);
     // A session's row is written once per tick: its progress and the bytes its new events take.
-    for (const [id, progress] of s.progress) {
-      const p = progress();
-      st.updateSession.run(p.nativeSessionId, p.status, JSON.stringify(p.snapshot), p.updatedAt, p.endedAt, p.lastSequence, s.bytes.get(id) ?? 0, id);
+    const written = new Set<string>();
+    for (const { id, progress: p, snapshot } of rows) {
+      st.updateSession.run(p.nativeSessionId, p.status, snapshot, p.updatedAt, p.endedAt, p.lastSequence, s.bytes.get(id) ?? 0, id);
+      written.add(id);
     }
-    for (const [id, bytes] of s.bytes) if (!s.progress.has(id)) st.addBytes.run(bytes, id);
+    for (const [id, bytes] of s.bytes) if (!written.has(id)) st.addBytes.run(bytes, id);
   }
 
   private failed(err: Error & { code?: string }): void {

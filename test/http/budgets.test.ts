@@ -6,6 +6,7 @@ import type { App } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import type { SessionInfo } from '../../src/schema/api.js';
 import type { TokenUsage, UniversalEvent, UsageTotals } from '../../src/schema/events.js';
+import { raisedLimit } from '../../src/sessions/budget.js';
 import { expectProblem } from '../support/http-problems.js';
 import { createMock, expectNoUnparsed, getEvents, makeApp, post, waitFor } from '../support/helpers.js';
 
@@ -221,6 +222,35 @@ describe('budgets', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json<SessionInfo>().budget).toEqual({ max_turns: 2, max_cost_usd: 1.25 });
     expect((await patch({ budget: null })).json<SessionInfo>().budget).toEqual({});
+  });
+
+  it('limits out of range are a 400 at create and PATCH: no loop runs a count a client chose', async () => {
+    app = await makeApp();
+    for (const budget of [{ max_cost_usd: 1e-300 }, { max_tokens: 1e16 }, { max_turns: 1e7 }, { max_cost_usd: 1e10 }]) {
+      const res = await post(app, `/v1/sessions/s1`, { agent: 'mock', budget });
+      expectProblem(res, 400, 'invalid_request');
+    }
+    await createMock(app, 's1', { budget: { max_cost_usd: 1e-6 } });
+    expectProblem(await patch({ budget: { max_cost_usd: 1e-300 } }), 400, 'invalid_request');
+    // The smallest cost limit, raised by `once` to above what the mock's spend costs: computed, at once.
+    await send('spend 2 100000 100000');
+    const events = await budgetAsked(1);
+    const asked = of(events, 'permission.requested')[0]!.data;
+    await reply(asked.permission_id, 'once');
+    await turnsEnded(1);
+    expect((await info()).budget.max_cost_usd!).toBeGreaterThan((asked.metadata as { spent: number }).spent);
+  });
+
+  it('raisedLimit: whole steps past what is spent, computed, for any numbers', () => {
+    expect(raisedLimit(100, 100, 250, false)).toBe(300);
+    expect(raisedLimit(100, 100, 200, false)).toBe(300);
+    expect(raisedLimit(1, 1, 2, true)).toBe(2);
+    expect(raisedLimit(3, 3, 4, true)).toBe(6);
+    // The issue's hangs: a step lost in rounding, and a count of steps near 1e300.
+    expect(raisedLimit(100, 100, 1e300, false)).toBeGreaterThan(1e300);
+    expect(raisedLimit(1e-300, 1e-300, 1e-4, false)).toBeGreaterThan(1e-4);
+    expect(raisedLimit(1e20, 1, 1e20, false)).toBeGreaterThan(1e20);
+    expect(raisedLimit(1, 1, Number.POSITIVE_INFINITY, false)).toBe(Number.MAX_VALUE);
   });
 
   it('a fork starts with the totals its copied events say were spent, and its parent’s budget', async () => {

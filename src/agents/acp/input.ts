@@ -1,6 +1,6 @@
 // What agentwire sends an ACP agent: a turn as session/prompt content blocks (as far as the agent's
 // promptCapabilities allow), and the create request's MCP servers as session/new `mcpServers`.
-import { readFile } from 'node:fs/promises';
+import { readAsAgent, type AgentUser } from '../../process/agent-user.js';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Attachment } from '../../schema/api.js';
@@ -22,13 +22,14 @@ const MAX_INLINE_IMAGE = 8 * 1024 * 1024;
  * `image`, otherwise (and for every other file) a `resource_link` to the file, which every ACP
  * agent accepts and reads with its own tools (we offer no client fs).
  */
-export async function promptBlocks(turn: TurnInput, cwd: string, caps: PromptCapabilities): Promise<Record<string, unknown>[]> {
+export async function promptBlocks(turn: TurnInput, cwd: string, caps: PromptCapabilities, user?: AgentUser): Promise<Record<string, unknown>[]> {
   const blocks: Record<string, unknown>[] = [{ type: 'text', text: turn.message }];
   for (const a of turn.attachments) {
     const path = isAbsolute(a.path) ? a.path : resolve(cwd, a.path);
     const mime = imageMime(a);
     if (mime && caps.image) {
-      const data = await readFile(path).catch(() => undefined);
+      // With the agent's rights, never the daemon's (an unreadable file goes as a link the agent cannot follow either).
+      const data = await readAsAgent(path, user, MAX_INLINE_IMAGE).catch(() => undefined);
       if (data && data.length <= MAX_INLINE_IMAGE) {
         blocks.push({ type: 'image', data: data.toString('base64'), mimeType: mime, uri: pathToFileURL(path).href });
         continue;

@@ -140,7 +140,7 @@ export class AcpSession implements AgentHandle {
   }
 
   async send(turn: TurnInput): Promise<void> {
-    const prompt = await promptBlocks(turn, this.options.cwd, this.promptCaps);
+    const prompt = await promptBlocks(turn, this.options.cwd, this.promptCaps, this.deps.limits.boundary?.user);
     if (!this.proc.running) throw this.io(new Error('the agent process has exited'));
     this.loaded = false;
     // Settled by the converter (the answer's stop reason, or an error answer) and by the exit.

@@ -4,6 +4,7 @@
 // until the driver answers `allow` or `reject`. Bounded: request size, connections at once.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
+import { deeperThan } from '../../util/json-limits.js';
 
 export interface DelegateRequest {
   tool: string;
@@ -64,6 +65,7 @@ export class DelegateServer {
 
   private parse(line: string): DelegateRequest | undefined {
     try {
+      if (deeperThan(line)) return undefined;
       const body = JSON.parse(line) as Record<string, unknown>;
       const given = Buffer.from(typeof body.secret === 'string' ? body.secret : '');
       const expected = Buffer.from(this.secret);

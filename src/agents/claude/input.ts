@@ -1,9 +1,9 @@
 // What the driver writes to Claude Code for a turn and for a question's answer, in the Agent SDK's
 // shapes: the user message envelope (text, images as base64 blocks, other attachments named by
 // path) and AskUserQuestion's answers.
-import { readFile } from 'node:fs/promises';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { ApiError } from '../../errors.js';
+import { readAsAgent, type AgentUser } from '../../process/agent-user.js';
 import type { Attachment } from '../../schema/api.js';
 import type { TurnInput } from '../types.js';
 import { isObject } from '../../util/is-object.js';
@@ -23,6 +23,9 @@ export function questionAnswers(input: Record<string, unknown>, answers: string[
 
 const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp' };
 
+/** The most of one image file read into memory for the prompt (as the agent user, with --agent-user). */
+const MAX_IMAGE_BYTES = 32 * 1024 * 1024;
+
 function imageType(a: Attachment): string | undefined {
   const known = new Set(Object.values(IMAGE_TYPES));
   if (a.mime) return known.has(a.mime) ? a.mime : undefined;
@@ -30,7 +33,7 @@ function imageType(a: Attachment): string | undefined {
 }
 
 /** The Agent SDK's user message envelope for one turn. */
-export async function userLine(turn: TurnInput, cwd: string): Promise<Record<string, unknown>> {
+export async function userLine(turn: TurnInput, cwd: string, user?: AgentUser): Promise<Record<string, unknown>> {
   const content: Record<string, unknown>[] = [];
   const files: string[] = [];
   for (const a of turn.attachments) {
@@ -42,7 +45,7 @@ export async function userLine(turn: TurnInput, cwd: string): Promise<Record<str
     }
     let data: Buffer;
     try {
-      data = await readFile(path);
+      data = await readAsAgent(path, user, MAX_IMAGE_BYTES); // with the agent's rights, never the daemon's
     } catch (err) {
       throw new ApiError('invalid_request', `Attachment '${a.path}' cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
         path: a.path,

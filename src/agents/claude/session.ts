@@ -3,6 +3,7 @@
 // held back until initialize was answered). The protocol steps are at the top of driver.ts.
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../errors.js';
+import type { AgentUser } from '../../process/agent-user.js';
 import { ChildProcess } from '../../process/spawn.js';
 import type { PermissionReply } from '../../schema/api.js';
 import { parseNativeLine, type ProcessLimits, processSpawnOptions } from '../process-options.js';
@@ -38,6 +39,9 @@ export class ClaudeSession implements AgentHandle {
   private answerInit: (error?: Error) => void = () => {};
   private readonly initAnswered = new Promise<void>((resolve, reject) => (this.answerInit = (error) => (error ? reject(error) : resolve())));
 
+  /** --agent-user: attachments are read with its rights (input.ts). */
+  private agentUser: AgentUser | undefined;
+
   private constructor(
     private readonly options: StartOptions,
     private readonly sink: AgentSink,
@@ -50,6 +54,7 @@ export class ClaudeSession implements AgentHandle {
     // --dangerously-skip-permissions refuses to run as root unless told it is sandboxed.
     const env = { ...options.env, ...(options.permissionMode === 'bypass' ? { IS_SANDBOX: '1' } : {}) };
     const session = new ClaudeSession(options, sink);
+    session.agentUser = limits.boundary?.user;
     const child = await ChildProcess.start({ command: executable, args, cwd: options.cwd, env, ...processSpawnOptions(limits, options.logger) }, (line) =>
       session.onMessage(parseNativeLine(line.text, line.truncated)),
     );
@@ -138,13 +143,13 @@ export class ClaudeSession implements AgentHandle {
   }
 
   async send(turn: TurnInput): Promise<void> {
-    await this.write(await userLine(turn, this.options.cwd));
+    await this.write(await userLine(turn, this.options.cwd, this.agentUser));
   }
 
   /** A user line written while a turn runs goes into it. Its `uuid` makes the CLI report where the
    *  message is (command_lifecycle lines), which the converter needs (convert-steer.ts). */
   async steer(turn: TurnInput): Promise<void> {
-    await this.write({ ...(await userLine(turn, this.options.cwd)), uuid: randomUUID() });
+    await this.write({ ...(await userLine(turn, this.options.cwd, this.agentUser)), uuid: randomUUID() });
   }
 
   replyPermission(id: string, reply: PermissionReply): Promise<void> {

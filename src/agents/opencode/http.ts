@@ -1,5 +1,6 @@
 // Calls to an `opencode serve` API. Every answer's content type is checked: the server's web app
 // answers unknown routes with 200 text/html, so a wrong path would otherwise look like success.
+import { parseBounded } from '../../util/json-limits.js';
 export class OpencodeHttpError extends Error {}
 
 /** `path` on the OpenCode instance of `directory`: one server keeps an instance per directory,
@@ -36,12 +37,9 @@ export async function callJson(base: string, method: string, path: string, body:
   if (!type.includes('application/json')) {
     throw new OpencodeHttpError(`${method} ${path}: answered ${response.status} ${type || 'without a content type'}, not JSON (not an API route?)`);
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new OpencodeHttpError(`${method} ${path}: answered ${response.status} with invalid JSON`);
-  }
+  const parsed = parseBounded(text);
+  if ('error' in parsed) throw new OpencodeHttpError(`${method} ${path}: answered ${response.status} with invalid JSON (${parsed.error})`);
+  const json = parsed.value;
   if (response.status < 200 || response.status >= 300) throw new OpencodeHttpError(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
   return { status: response.status, json };
 }

@@ -3,6 +3,7 @@
 // is cut and handed on as text (the converter reports it as agent.unparsed); the stream's end is
 // reported once, whatever ended it.
 import { atDirectory, OpencodeHttpError } from './http.js';
+import { parseBounded } from '../../util/json-limits.js';
 
 export interface EventStream {
   close(): void;
@@ -98,10 +99,8 @@ class FrameReader {
   }
 }
 
+/** JSON behind the store's depth bound (src/util/json-limits.ts), else the text (→ agent.unparsed). */
 function parse(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
+  const parsed = parseBounded(text);
+  return 'value' in parsed ? parsed.value : text;
 }

@@ -61,6 +61,23 @@ describe('subscribe', () => {
     expect(paths).toEqual(['/event?directory=%2Fwork%2Fa%20b']);
   });
 
+  it('a frame nested deeper than the store takes is handed on as text, and the frames after it as JSON (docs/security.md)', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const base = await serve((path, res) => {
+      if (path === '/deep') return res.writeHead(200, { 'content-type': 'application/json' }).end(deep);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: {"type":"deep","properties":${deep}}\n\n`);
+      res.end('data: {"type":"after","properties":{}}\n\n');
+    });
+    const events: unknown[] = [];
+    const ended: string[] = [];
+    await subscribe(base, '/w', 1_000_000, { event: (e) => events.push(e), end: (r) => ended.push(r) }, 2000);
+    await expect.poll(() => ended).toHaveLength(1);
+    expect(typeof events[0]).toBe('string');
+    expect(events[1]).toEqual({ type: 'after', properties: {} });
+    await expect(callJson(base, 'GET', '/deep', undefined, 2000)).rejects.toThrow(/nested more than 256 levels/);
+  });
+
   it('refuses an answer that is not an event stream', async () => {
     const base = await serve((_path, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>'));
     await expect(subscribe(base, '/work/a b', 100, { event: () => {}, end: () => {} }, 2000)).rejects.toThrow(/not an event stream/);

@@ -119,6 +119,37 @@ describe('Normalizer', () => {
     expect(tool.event.data).toMatchObject({ item: { item_id: 'itm_2', parent_id: 'itm_1' } });
   });
 
+  it("an agent's id that starts like the daemon's own is shown escaped, one to one; a reused id with other content is an error event", () => {
+    const n = make();
+    n.turnStarted(input, null);
+    const ask = (permission_id: string, action = 'write'): Draft => ({ type: 'permission.requested', data: { permission_id, action, status: 'requested' } });
+    const ids = (out: Normalized[]) => out.flatMap((o) => (o.event.type === 'permission.requested' ? [o.event.data.permission_id] : []));
+    expect(ids(n.agent([ask('budget_1'), ask('agent~x'), ask('plain')], null))).toEqual(['agent~budget_1', 'agent~agent~x', 'plain']);
+    // The daemon's own budget request is opened under its id, beside the agent's.
+    const budget = n.budgetRequested({ permission_id: 'budget_1', action: 'budget', status: 'requested' });
+    expect(budget.map((o) => o.event.type)).toEqual(['permission.requested']);
+    expect(n.hitl.permissionState('budget_1')).toBe('pending');
+    expect(n.hitl.permissionState('agent~budget_1')).toBe('pending');
+    // Repeated as it was: a repeat. Under the same id with other content: said so, never silently.
+    expect(n.agent([ask('plain')], null)).toEqual([]);
+    const reused = n.agent([ask('plain', 'shell')], null);
+    expect(reused.map((o) => [o.event.type, o.event.type === 'error' ? o.event.data.code : ''])).toEqual([['error', 'hitl_id_reused']]);
+  });
+
+  it("usage out of range is an agent.unparsed warning and is not counted; a held step still goes on", () => {
+    const n = make();
+    n.turnStarted(input, null);
+    const out = n.agent([{ type: 'usage', usage: { input_tokens: 1e300, output_tokens: 1 }, held: true }], null);
+    expect(out.map((o) => o.event.type)).toEqual(['agent.unparsed']);
+    expect(out[0]!.event.data).toMatchObject({ location: 'normalizer.usage', error: expect.stringContaining('input_tokens 1e+300') });
+    expect(n.takeHeldStep()).toBe(true);
+    expect(n.usage.tokens).toBe(0);
+    const ended = n.agent([{ type: 'turn.ended', data: { metadata: { reason: 'completed', usage: { input_tokens: 5, output_tokens: 1 }, cost_usd: -1 } } }], null);
+    expect(ended.map((o) => o.event.type)).toEqual(['agent.unparsed', 'turn.ended']);
+    expect(ended[1]!.event.data).not.toHaveProperty('metadata.usage');
+    expect(n.usage.tokens).toBe(0);
+  });
+
   it('tracks pending permissions and synthesises the resolution for agents that do not report it', () => {
     const n = make();
     n.turnStarted(input, null);

@@ -118,6 +118,38 @@ describe('SqliteStore', () => {
     expect(again.readEvents('s1', 599, 10)).toEqual([{ sequence: 600, json: '{"sequence":600,"raw":null}', raw: null }]);
   });
 
+  it('a record it cannot serialise is written without the part that failed and reported; the batch and every later write commit', async () => {
+    const store = sqlite();
+    const dropped: [string, string, string][] = [];
+    store.onRecordDropped((...d) => dropped.push(d));
+    let deep: unknown = 1;
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    const seen: string[] = [];
+    for (const id of ['poison', 'other']) store.attach(id, (sequence) => seen.push(`${id}:${sequence}`));
+    store.createSession(record('poison', { request: { agent: 'mock', cwd: '/tmp', _meta: deep } }));
+    store.createSession(record('other'));
+    store.appendEvent('poison', event(1));
+    store.appendEvent('other', event(1));
+    store.updateSession('other', () => progress({ lastSequence: 1, snapshot: { turnId: null, cyclic } as never }));
+    await tick();
+    await tick();
+    expect(store.failure).toBeNull();
+    expect(seen.sort()).toEqual(['other:1', 'poison:1']);
+    expect(dropped.map(([id, part]) => `${id}:${part}`).sort()).toEqual(['other:snapshot', 'poison:request']);
+    const poison = store.loadSessions().find((r) => r.id === 'poison')!;
+    expect(poison.request).toMatchObject({ agent: 'mock', cwd: '/tmp' });
+    expect(JSON.stringify(poison.request)).toContain('[not stored: nested more than 256 levels deep]');
+    // The store keeps taking writes: another session, and more of both.
+    store.createSession(record('later'));
+    store.appendEvent('later', event(1));
+    store.appendEvent('other', event(2));
+    store.flush();
+    expect(store.readEvents('later', 0, 10).map((e) => e.sequence)).toEqual([1]);
+    expect(store.readEvents('other', 0, 10).map((e) => e.sequence)).toEqual([1, 2]);
+  });
+
   it('deletes a session with its events', async () => {
     const store = sqlite();
     store.createSession(record('s1'));
