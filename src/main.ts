@@ -3,8 +3,8 @@
 import { acpCommand } from './acp-command.js';
 import { buildApp } from './app.js';
 import type { AddressInfo } from 'node:net';
-import { flagHelp, loadConfig, redacted } from './config.js';
-import { daemonToken, TOKEN_FILE, tokenAnnouncement, type DaemonToken } from './daemon-token.js';
+import { defaultDataDir, flagHelp, loadConfig, redacted } from './config.js';
+import { agentwireCommand, daemonToken, TOKEN_FILE, tokenAnnouncement, type DaemonToken } from './daemon-token.js';
 import { installCommand } from './install-command.js';
 import { logDestination } from './log-format.js';
 import { LogMessage } from './logging.js';
@@ -107,7 +107,9 @@ export async function main(argv: string[]): Promise<void> {
   // The start line: what a person needs to get going; the whole configuration is at debug.
   const dataDir = config.persist === 'on' ? (config.dataDir ?? null) : null;
   app.log.info({ version: VERSION, url, inspector: `${url}/ui/`, dataDir, token: token.source, ...(token.file ? { tokenFile: token.file } : {}) }, LogMessage.listening);
-  const announcement = tokenAnnouncement(token, url);
+  // The command that prints the token, as the shell that started the daemon runs it.
+  const hint = { command: agentwireCommand(process.argv[1] ?? '', process.cwd(), process.env), ...(config.dataDir && config.dataDir !== defaultDataDir(process.env) ? { dataDir: config.dataDir } : {}) };
+  const announcement = tokenAnnouncement(token, url, hint);
   if (announcement) console.error(announcement);
 }
 

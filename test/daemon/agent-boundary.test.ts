@@ -256,7 +256,7 @@ describe('a default daemon (no token given)', () => {
     const token = await daemon.announcedToken();
     const file = join(dataDir, 'token');
     expect(daemon.stderr.trim()).toBe(
-      `agentwire: this daemon needs its token; open http://127.0.0.1:${port}/?token=${token} (saved in ${file}; scripts: -H "Authorization: Bearer $(agentwire token)")`,
+      `agentwire: this daemon needs its token; open http://127.0.0.1:${port}/?token=${token} (saved in ${file}; scripts: -H "Authorization: Bearer $(node bin/agentwire.js token --data-dir ${dataDir})")`,
     );
     expect(token.length).toBeGreaterThanOrEqual(43); // 32 random bytes
     expect(readFileSync(file, 'utf8').trim()).toBe(token);
