@@ -94,11 +94,25 @@ export interface TokenHint {
 /** The one stderr line that tells a person how to get in, printed once the daemon listens. */
 export function tokenAnnouncement(token: DaemonToken, baseUrl: string, hint: TokenHint = { command: 'agentwire' }): string | undefined {
   if (token.source !== 'generated' || !token.token) return undefined;
-  const print = `${hint.command} token${hint.dataDir ? ` --data-dir ${shellWord(hint.dataDir)}` : ''}`;
+  const print = printCommand(hint);
   const where = token.file
     ? `saved in ${token.file}; scripts: -H "Authorization: Bearer $(${print})"`
     : `a new token for this run, kept in memory only (--persist off), so no command prints it; scripts: -H "Authorization: Bearer ${token.token}"`;
   return `agentwire: this daemon needs its token; open ${baseUrl}/?token=${token.token} (${where})`;
+}
+
+/** Where the token in force is and how to print it, for a 401's detail (a person holding no token
+ *  reads it there, or in the inspector's form). */
+export function tokenHelp(token: DaemonToken, hint: TokenHint): string | undefined {
+  if (token.source === 'none' || !token.token) return undefined;
+  if (token.source === 'file') return 'Its token is in the file its --token-file names.';
+  if (token.source === 'flag' || token.source === 'env') return 'Its token is the one it was started with (--token or AGENTWIRE_TOKEN).';
+  if (!token.file) return 'Its token was made for this run only (--persist off) and printed on its stderr at start.';
+  return `Its token is in ${token.file}; print it with: ${printCommand(hint)}`;
+}
+
+function printCommand(hint: TokenHint): string {
+  return `${hint.command} token${hint.dataDir ? ` --data-dir ${shellWord(hint.dataDir)}` : ''}`;
 }
 
 /**

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../src/config-error.js';
 import { loadConfig } from '../../src/config.js';
-import { agentwireCommand, daemonToken, tokenAnnouncement } from '../../src/daemon-token.js';
+import { agentwireCommand, daemonToken, tokenAnnouncement, tokenHelp } from '../../src/daemon-token.js';
 import { startupWarnings } from '../../src/startup-warnings.js';
 import { tokenCommand } from '../../src/token-command.js';
 
@@ -81,6 +81,16 @@ describe('daemonToken', () => {
     );
     expect(tokenAnnouncement({ token: 'a-long-enough-token', source: 'flag' }, 'http://x')).toBeUndefined();
     expect(tokenAnnouncement({ source: 'none' }, 'http://x')).toBeUndefined();
+  });
+
+  it('says in a 401 where the token in force is and how to print it', () => {
+    const dir = dataDir();
+    const made = daemonToken(loadConfig(['--data-dir', dir], {}), []);
+    expect(tokenHelp(made, { command: 'npx agentwire', dataDir: dir })).toBe(`Its token is in ${join(dir, 'token')}; print it with: npx agentwire token --data-dir ${dir}`);
+    expect(tokenHelp(daemonToken(loadConfig(['--persist', 'off'], {}), []), { command: 'agentwire' })).toBe('Its token was made for this run only (--persist off) and printed on its stderr at start.');
+    expect(tokenHelp({ token: 'a-long-enough-token', source: 'flag' }, { command: 'agentwire' })).toMatch(/the one it was started with/);
+    expect(tokenHelp({ token: 'a-long-enough-token', source: 'file' }, { command: 'agentwire' })).toMatch(/--token-file/);
+    expect(tokenHelp({ source: 'none' }, { command: 'agentwire' })).toBeUndefined();
   });
 
   it('names agentwire as the shell that started it runs it: a clone, npx, a global install, a path', () => {
