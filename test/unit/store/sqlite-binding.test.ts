@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSqliteExperimentalWarning, sqliteCodeName } from '../../../src/store/node-sqlite.js';
+import { isSqliteExperimentalWarning } from '../../../src/store/node-sqlite.js';
+import { sqliteCodeName } from '../../../src/store/sqlite-codes.js';
 import { addonFix, hasNodeSqlite, openDatabase, SQLITE_BINDING, sqliteDatabase, type Database } from '../../../src/store/sqlite-binding.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
