@@ -7,12 +7,15 @@
 # binds 0.0.0.0, so never AGENTWIRE_NO_TOKEN=1 unless the network around it is private. The daemon
 # runs as root and its agents as the user agentwire (docs/security.md). See docs/deploy.md.
 FROM node:24-bookworm-slim AS build
-# better-sqlite3 (the event store) compiles from source where no prebuilt binary can be fetched.
+# The event store uses Node 24's own node:sqlite; npm ci still builds the optional better-sqlite3
+# (Node 20's store), which compiles from source where no prebuilt binary can be fetched.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The npm workspace (client/) must be there for npm ci to install the tree the lock file describes.
+# The npm workspace (client/) must be there for npm ci to install the tree the lock file describes,
+# and agentwire's postinstall (the SQLite check, scripts/check-sqlite.js) for npm ci to run it.
 COPY client/package.json ./client/
+COPY scripts/check-sqlite.js ./scripts/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src

@@ -1,9 +1,10 @@
 // Builds a large event store for the bench's persistence section, fast: one real daemon run writes
 // a template session (the mock's `flood 992`: session.started + one turn = 1,000 events, with their
 // raw payloads), then its file is copied and filled with clones of that session straight through
-// better-sqlite3, in big transactions with the journal off (the daemon turns WAL back on when it
-// opens the file). Each clone gets its own session id, event ids, sequences and feed cursors;
-// everything else is the bytes the daemon itself wrote, so reads and replays serve real events.
+// the store's SQLite binding (src/store/sqlite-binding.ts), in big transactions with the journal off
+// (the daemon turns WAL back on when it opens the file). Each clone gets its own session id, event
+// ids, sequences and feed cursors; everything else is the bytes the daemon itself wrote, so reads
+// and replays serve real events.
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sqliteDatabase } from '../dist/store/sqlite-binding.js';
@@ -143,7 +144,7 @@ function close(db) {
 }
 
 function sessionInserter(db) {
-  const columns = db.prepare('SELECT * FROM sessions LIMIT 0').columns().map((c) => c.name);
+  const columns = db.pragma('table_info(sessions)').map((c) => c.name);
   const insert = db.prepare(`INSERT INTO sessions (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
   return (template, values) => insert.run(columns.map((c) => (c in values ? values[c] : template[c])));
 }

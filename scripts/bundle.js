@@ -130,12 +130,12 @@ const result = await build({
   banner: { js: "import { createRequire as __agentwireRequire } from 'node:module'; const require = __agentwireRequire(import.meta.url);" },
   plugins: [keepModuleUrls, englishOnly, openapiMetadataOff, noOpenTelemetry, unusedBuiltinsLazy],
   // execa is loaded with import() on the first agent spawn, never at start: left in node_modules so
-  // start-up does not even parse it. better-sqlite3 (both builds, src/store/sqlite-binding.ts) loads
+  // start-up does not even parse it. better-sqlite3 (Node 20's SQLite, src/store/sqlite-binding.ts) loads
   // its compiled addon (.node) from its own package directory, which a bundle cannot carry.
   // Fastify's JSON-schema compilers (Ajv, fast-json-stringify) are never loaded: routes use zod
   // (src/http/validate.ts, ZOD_ONLY_SCHEMAS); left out, start-up does not parse a fifth of the code.
   // light-my-request is Fastify's inject(), which only tests use (and they run src/, not this).
-  external: ['execa', 'better-sqlite3', 'better-sqlite3-napi', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'light-my-request'],
+  external: ['execa', 'better-sqlite3', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'light-my-request'],
   logLevel: 'warning',
   metafile: true,
 });

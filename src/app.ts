@@ -56,6 +56,8 @@ export interface AppDeps {
   store?: EventStore;
   /** The built inspector and API reference (dist/web); tests point it at a build of their own. */
   webDir?: string;
+  /** Where the token is and how to print it, said in every 401 (the CLI's tokenHelp). */
+  tokenHelp?: string;
 }
 
 export interface App {
@@ -200,6 +202,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
     allowedHosts: config.allowedHosts,
     corsOrigins: config.corsOrigins,
     token: config.token,
+    ...(deps.tokenHelp ? { tokenHelp: deps.tokenHelp } : {}),
     isDraining: () => draining,
     storeFailure: () => store.failure,
   });

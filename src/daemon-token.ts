@@ -8,8 +8,8 @@
 // is reused on later starts, so a bookmark, a script's `$(agentwire token)` and a client keep
 // working across restarts. With `--persist off` nothing is written: a fresh token per run.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, lstatSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { delimiter, join, sep } from 'node:path';
 import { ConfigError } from './config-error.js';
 import { OPTIONS, type Config } from './config.js';
 import { untrustedFileStat } from './util/trusted-path.js';
@@ -87,9 +87,63 @@ export function readTokenFile(file: string, { repair = false } = {}): string {
   return token.data;
 }
 
+/** How the token is printed again, from where the daemon was started: `command` is how that shell
+ *  runs agentwire (agentwireCommand), `dataDir` is given when it is not the one `token` defaults to. */
+export interface TokenHint {
+  command: string;
+  dataDir?: string;
+}
+
 /** The one stderr line that tells a person how to get in, printed once the daemon listens. */
-export function tokenAnnouncement(token: DaemonToken, baseUrl: string): string | undefined {
+export function tokenAnnouncement(token: DaemonToken, baseUrl: string, hint: TokenHint = { command: 'agentwire' }): string | undefined {
   if (token.source !== 'generated' || !token.token) return undefined;
-  const where = token.file ? `saved in ${token.file}; scripts: -H "Authorization: Bearer $(agentwire token)"` : 'a new token for this run, kept in memory only (--persist off)';
+  const print = printCommand(hint);
+  const where = token.file
+    ? `saved in ${token.file}; scripts: -H "Authorization: Bearer $(${print})"`
+    : `a new token for this run, kept in memory only (--persist off), so no command prints it; scripts: -H "Authorization: Bearer ${token.token}"`;
   return `agentwire: this daemon needs its token; open ${baseUrl}/?token=${token.token} (${where})`;
+}
+
+/** Where the token in force is and how to print it, for a 401's detail (a person holding no token
+ *  reads it there, or in the inspector's form). */
+export function tokenHelp(token: DaemonToken, hint: TokenHint): string | undefined {
+  if (token.source === 'none' || !token.token) return undefined;
+  if (token.source === 'file') return 'Its token is in the file its --token-file names.';
+  if (token.source === 'flag' || token.source === 'env') return 'Its token is the one it was started with (--token or AGENTWIRE_TOKEN).';
+  if (!token.file) return 'Its token was made for this run only (--persist off) and printed on its stderr at start.';
+  return `Its token is in ${token.file}; print it with: ${printCommand(hint)}`;
+}
+
+function printCommand(hint: TokenHint): string {
+  return `${hint.command} token${hint.dataDir ? ` --data-dir ${shellWord(hint.dataDir)}` : ''}`;
+}
+
+/**
+ * How the shell that started this daemon runs agentwire again: `npx agentwire` for a package that
+ * npx started (npm exec puts its bin on a PATH the shell does not have), `node bin/agentwire.js` in a
+ * clone (`npm start` there, or that command), `agentwire` when that name on the shell's PATH is
+ * this program (a global install), else node with the script's path.
+ */
+export function agentwireCommand(script: string, cwd: string, env: NodeJS.ProcessEnv): string {
+  const real = realpathOr(script);
+  if (!real) return 'agentwire';
+  if (env.npm_command === 'exec' && real.includes(`${sep}node_modules${sep}`)) return 'npx agentwire';
+  if (realpathOr(join(cwd, 'bin/agentwire.js')) === real) return 'node bin/agentwire.js';
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (dir && !dir.includes('node_modules') && realpathOr(join(dir, 'agentwire')) === real) return 'agentwire';
+  }
+  return `node ${shellWord(real)}`;
+}
+
+function realpathOr(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A path as one shell word: quoted when it holds anything but the usual path characters. */
+function shellWord(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }

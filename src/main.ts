@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { ConfigError } from './config-error.js';
 import { untrustedWayTo } from './util/trusted-path.js';
-import { flagHelp, loadConfig, redacted } from './config.js';
-import { daemonToken, TOKEN_FILE, tokenAnnouncement, type DaemonToken } from './daemon-token.js';
+import { defaultDataDir, flagHelp, loadConfig, redacted, type Config } from './config.js';
+import { agentwireCommand, daemonToken, TOKEN_FILE, tokenAnnouncement, tokenHelp, type DaemonToken, type TokenHint } from './daemon-token.js';
 import { installCommand } from './install-command.js';
 import { logDestination } from './log-format.js';
 import { LogMessage } from './logging.js';
@@ -73,7 +73,8 @@ export async function main(argv: string[]): Promise<void> {
     config = { ...config, token: token.token };
     // buildApp refuses an --agent-user it cannot switch to (src/process/agent-user.ts).
     // JSON lines on stdout, or one readable line per event when a person watches (src/log-format.ts).
-    ({ app } = await buildApp({ config, logger: true, logStream: logDestination(config.logFormat, config.logLevel) }));
+    const help = tokenHelp(token, tokenHint(config));
+    ({ app } = await buildApp({ config, logger: true, logStream: logDestination(config.logFormat, config.logLevel), ...(help ? { tokenHelp: help } : {}) }));
   } catch (err) {
     // One line naming the cause and the fix, exit 2 or 1 (src/startup-failure.ts).
     reportStartupFailure(err, config);
@@ -111,7 +112,7 @@ export async function main(argv: string[]): Promise<void> {
   // The start line: what a person needs to get going; the whole configuration is at debug.
   const dataDir = config.persist === 'on' ? (config.dataDir ?? null) : null;
   app.log.info({ version: VERSION, url, inspector: `${url}/ui/`, dataDir, token: token.source, ...(token.file ? { tokenFile: token.file } : {}) }, LogMessage.listening);
-  const announcement = tokenAnnouncement(token, url);
+  const announcement = tokenAnnouncement(token, url, tokenHint(config));
   if (announcement) console.error(announcement);
 }
 
@@ -123,6 +124,12 @@ export async function main(argv: string[]): Promise<void> {
 function checkTempDir(): void {
   const way = untrustedWayTo(tmpdir());
   if (way) throw new ConfigError(`the temp dir ${tmpdir()} (TMPDIR): ${way.path} is ${way.why}, so another user could replace what the daemon makes there for its agents; unset TMPDIR or point it at a directory that belongs to you or root`);
+}
+
+/** The command that prints the token, as the shell that started the daemon runs it. */
+function tokenHint(config: Config): TokenHint {
+  const command = agentwireCommand(process.argv[1] ?? '', process.cwd(), process.env);
+  return config.dataDir && config.dataDir !== defaultDataDir(process.env) ? { command, dataDir: config.dataDir } : { command };
 }
 
 /** The URL a person on this machine opens: a wildcard listen address is reached on loopback. */

@@ -34,18 +34,20 @@ export function authOf(req: FastifyRequest): RouteAuth {
 }
 
 /** The check, built once: `(req, auth) => refusal or undefined`; none for a daemon without a token. */
-export function authCheck(token: string | undefined): ((req: FastifyRequest, auth: RouteAuth) => ApiError | undefined) | undefined {
+export function authCheck(token: string | undefined, help = ''): ((req: FastifyRequest, auth: RouteAuth) => ApiError | undefined) | undefined {
   if (!token) return undefined;
+  // `help` says where the daemon's token is and how to print it (tokenHelp in daemon-token.ts).
+  const after = help ? ` ${help}` : '';
   const matches = tokenMatcher(token);
   return (req, auth) => {
     if (auth === 'open' || auth === 'public') return undefined;
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) return undefined; // a preflight
     const presented = presentedToken(req, auth === 'bearer-or-query-token');
     if (presented === undefined) {
-      return new ApiError('unauthorized', 'This daemon needs Authorization: Bearer <token>.', {}, { 'www-authenticate': `Bearer realm="${REALM}"` });
+      return new ApiError('unauthorized', `This daemon needs Authorization: Bearer <token>.${after}`, {}, { 'www-authenticate': `Bearer realm="${REALM}"` });
     }
     if (!matches(presented)) {
-      return new ApiError('unauthorized', 'The bearer token is not valid.', {}, { 'www-authenticate': `Bearer realm="${REALM}", error="invalid_token"` });
+      return new ApiError('unauthorized', `The bearer token is not valid.${after}`, {}, { 'www-authenticate': `Bearer realm="${REALM}", error="invalid_token"` });
     }
     return undefined;
   };

@@ -24,6 +24,8 @@ export interface GateOptions {
   allowedHosts: readonly string[];
   corsOrigins: readonly string[];
   token: string | undefined;
+  /** Where the token is and how to print it, added to a 401's detail. */
+  tokenHelp?: string;
   isDraining(): boolean;
   /** Why the event store cannot take writes now, if it cannot. */
   storeFailure(): StoreFailure;
@@ -42,7 +44,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function requestGate(options: GateOptions): RequestGate {
   const host = hostCheck(options.listenHost, options.allowedHosts);
   const origin = originCheck(options.corsOrigins);
-  const auth = authCheck(options.token);
+  const auth = authCheck(options.token, options.tokenHelp);
 
   const front = (req: FastifyRequest): ApiError | undefined => host(req.raw.rawHeaders) ?? origin?.(req);
 

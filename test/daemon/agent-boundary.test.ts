@@ -256,14 +256,19 @@ describe('a default daemon (no token given)', () => {
     const token = await daemon.announcedToken();
     const file = join(dataDir, 'token');
     expect(daemon.stderr.trim()).toBe(
-      `agentwire: this daemon needs its token; open http://127.0.0.1:${port}/?token=${token} (saved in ${file}; scripts: -H "Authorization: Bearer $(agentwire token)")`,
+      `agentwire: this daemon needs its token; open http://127.0.0.1:${port}/?token=${token} (saved in ${file}; scripts: -H "Authorization: Bearer $(node bin/agentwire.js token --data-dir ${dataDir})")`,
     );
     expect(token.length).toBeGreaterThanOrEqual(43); // 32 random bytes
     expect(readFileSync(file, 'utf8').trim()).toBe(token);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     // Root without --agent-user: the warning says who the agents are.
     expect(daemon.logs.filter((l) => (l as { level?: number }).level === 40).map((l) => l.msg)).toEqual([expect.stringMatching(/runs as root without --agent-user: agents .* run as root, can read the token/)]);
-    expect((await fetch(`http://127.0.0.1:${port}/v1/sessions`)).status).toBe(401);
+    const refused = await fetch(`http://127.0.0.1:${port}/v1/sessions`);
+    expect(refused.status).toBe(401);
+    // The 401 says where the token is and how to print it, as the start-up line does.
+    expect(((await refused.json()) as { detail: string }).detail).toBe(
+      `This daemon needs Authorization: Bearer <token>. Its token is in ${file}; print it with: node bin/agentwire.js token --data-dir ${dataDir}`,
+    );
     expect((await fetch(`http://127.0.0.1:${port}/v1/health`)).status).toBe(200);
 
     // The issue's reproduction: the agent's helper polls for the pending permission and answers

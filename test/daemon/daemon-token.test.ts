@@ -1,13 +1,13 @@
 // The token a daemon makes when given none (src/daemon-token.ts), what `agentwire token` prints
 // (src/token-command.ts) and the warnings at start (src/startup-warnings.ts), on real files in a
 // throwaway data dir. The processes that announce and use it are in agent-boundary.test.ts.
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../src/config-error.js';
 import { loadConfig } from '../../src/config.js';
-import { daemonToken, tokenAnnouncement } from '../../src/daemon-token.js';
+import { agentwireCommand, daemonToken, tokenAnnouncement, tokenHelp } from '../../src/daemon-token.js';
 import { startupWarnings } from '../../src/startup-warnings.js';
 import { tokenCommand } from '../../src/token-command.js';
 
@@ -63,16 +63,53 @@ describe('daemonToken', () => {
     expect(() => statSync(join(dir, 'token'))).toThrow(/ENOENT/);
   });
 
-  it('announces only a token it made: the inspector URL with it, and where it is kept', () => {
+  it('announces only a token it made: the inspector URL with it, where it is kept and the command that prints it', () => {
     const dir = dataDir();
     const made = daemonToken(loadConfig(['--data-dir', dir], {}), []);
     expect(tokenAnnouncement(made, 'http://127.0.0.1:2468')).toBe(
       `agentwire: this daemon needs its token; open http://127.0.0.1:2468/?token=${made.token} (saved in ${join(dir, 'token')}; scripts: -H "Authorization: Bearer $(agentwire token)")`,
     );
+    // From a clone, with a data dir `token` would not find by itself.
+    expect(tokenAnnouncement(made, 'http://127.0.0.1:2468', { command: 'node bin/agentwire.js', dataDir: dir })).toContain(
+      `; scripts: -H "Authorization: Bearer $(node bin/agentwire.js token --data-dir ${dir})")`,
+    );
+    expect(tokenAnnouncement(made, 'http://x', { command: 'npx agentwire', dataDir: '/srv/my data' })).toContain(`$(npx agentwire token --data-dir '/srv/my data')`);
+    // --persist off: no file, so no command can print it; the line itself shows it.
     const memory = daemonToken(loadConfig(['--persist', 'off'], {}), []);
-    expect(tokenAnnouncement(memory, 'http://[::1]:1')).toMatch(/^agentwire: .* open http:\/\/\[::1\]:1\/\?token=\S+ \(a new token for this run, kept in memory only \(--persist off\)\)$/);
+    expect(tokenAnnouncement(memory, 'http://[::1]:1', { command: 'node bin/agentwire.js' })).toBe(
+      `agentwire: this daemon needs its token; open http://[::1]:1/?token=${memory.token} (a new token for this run, kept in memory only (--persist off), so no command prints it; scripts: -H "Authorization: Bearer ${memory.token}")`,
+    );
     expect(tokenAnnouncement({ token: 'a-long-enough-token', source: 'flag' }, 'http://x')).toBeUndefined();
     expect(tokenAnnouncement({ source: 'none' }, 'http://x')).toBeUndefined();
+  });
+
+  it('says in a 401 where the token in force is and how to print it', () => {
+    const dir = dataDir();
+    const made = daemonToken(loadConfig(['--data-dir', dir], {}), []);
+    expect(tokenHelp(made, { command: 'npx agentwire', dataDir: dir })).toBe(`Its token is in ${join(dir, 'token')}; print it with: npx agentwire token --data-dir ${dir}`);
+    expect(tokenHelp(daemonToken(loadConfig(['--persist', 'off'], {}), []), { command: 'agentwire' })).toBe('Its token was made for this run only (--persist off) and printed on its stderr at start.');
+    expect(tokenHelp({ token: 'a-long-enough-token', source: 'flag' }, { command: 'agentwire' })).toMatch(/the one it was started with/);
+    expect(tokenHelp({ token: 'a-long-enough-token', source: 'file' }, { command: 'agentwire' })).toMatch(/--token-file/);
+    expect(tokenHelp({ source: 'none' }, { command: 'agentwire' })).toBeUndefined();
+  });
+
+  it('names agentwire as the shell that started it runs it: a clone, npx, a global install, a path', () => {
+    const root = dataDir();
+    const clone = join(root, 'clone');
+    mkdirSync(join(clone, 'bin'), { recursive: true });
+    writeFileSync(join(clone, 'bin/agentwire.js'), '');
+    const script = join(clone, 'bin/agentwire.js');
+    expect(agentwireCommand(script, clone, {})).toBe('node bin/agentwire.js');
+    expect(agentwireCommand(script, root, {})).toBe(`node ${script}`);
+    const pkg = join(root, 'project/node_modules/agentwire/bin');
+    mkdirSync(pkg, { recursive: true });
+    writeFileSync(join(pkg, 'agentwire.js'), '');
+    expect(agentwireCommand(join(pkg, 'agentwire.js'), join(root, 'project'), { npm_command: 'exec', PATH: join(root, 'project/node_modules/.bin') })).toBe('npx agentwire');
+    const globalBin = join(root, 'global-bin');
+    mkdirSync(globalBin);
+    symlinkSync(script, join(globalBin, 'agentwire'));
+    expect(agentwireCommand(script, root, { PATH: `/nonexistent:${globalBin}` })).toBe('agentwire');
+    expect(agentwireCommand(join(root, 'gone.js'), root, {})).toBe('agentwire');
   });
 });
 

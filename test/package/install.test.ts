@@ -4,9 +4,10 @@
 // client runs turns against it from ESM (the README's example, examples/turn-with-hitl.mjs), from
 // CommonJS (`require('agentwire-client')`) and typechecks from CommonJS TypeScript. npm fetches
 // the dependencies from the registry (or its cache). On Node 20 npm compiles better-sqlite3 12 as
-// a user's install does (there is no prebuilt binary to download here: ~1.5 min); on Node 22 and
-// later the store uses better-sqlite3 13's prebuilt binary, so the install runs with
-// --ignore-scripts, as docs/install.md suggests, instead of also compiling 12 for nothing.
+// a user's install does (there is no prebuilt binary to download here: ~1.5 min), and agentwire's
+// postinstall checks it loads; on Node 22.13 and later the store uses Node's own node:sqlite, so
+// the install runs with --ignore-scripts, as docs/install.md suggests, instead of compiling 12 for
+// nothing.
 import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,13 +15,14 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasNodeSqlite } from '../../src/store/sqlite-binding.js';
 import { cleanEnv, DaemonProcess, removeInstall, setUpInstall, sharedInstallDir } from '../support/daemon-process.js';
 import { waitFor } from '../support/helpers.js';
 import { packClient, packDaemon } from '../support/pack.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+const NODE_SQLITE = hasNodeSqlite();
 const run = promisify(execFile);
 let project: string;
 let installOutput = '';
@@ -35,7 +37,7 @@ beforeAll(async () => {
     packed.remove();
   }
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'empty-project', version: '1.0.0', private: true, type: 'commonjs' }));
-  const scripts = NODE_MAJOR >= 22 ? ['--ignore-scripts'] : [];
+  const scripts = NODE_SQLITE ? ['--ignore-scripts'] : [];
   const { stdout, stderr } = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...scripts, ...tarballs], { cwd: project, maxBuffer: 16 * 1024 * 1024 });
   installOutput = stdout + stderr;
 }, 600_000);
@@ -50,7 +52,7 @@ describe('the packed daemon in an empty project', () => {
     const installed = JSON.parse(readFileSync(join(project, 'node_modules/agentwire/package.json'), 'utf8')) as Record<string, Record<string, string>>;
     // What the bundle leaves out is all it needs: execa and this Node's SQLite build.
     expect(Object.keys(installed.dependencies!)).toEqual(['execa']);
-    expect(Object.keys(installed.optionalDependencies!).sort()).toEqual(['better-sqlite3', 'better-sqlite3-napi']);
+    expect(Object.keys(installed.optionalDependencies!)).toEqual(['better-sqlite3']);
     for (const dev of ['typescript', 'fastify', 'zod', 'esbuild', 'vitest']) expect(existsSync(join(project, 'node_modules', dev)), dev).toBe(false);
     expect(existsSync(join(project, 'node_modules/agentwire/dist/agentwire.mjs'))).toBe(true);
     expect(existsSync(join(project, 'node_modules/agentwire/src'))).toBe(false);
@@ -139,14 +141,25 @@ describe('the packed daemon in an empty project', () => {
     }, 30_000);
   });
 
-  it('says how to get the SQLite addon when it is missing, in one line', async () => {
+  it(NODE_SQLITE ? 'keeps sessions in SQLite with no addon at all (node:sqlite)' : 'says how to build the SQLite addon when it is missing, in one line', async () => {
     // What an install that skipped or lost the addon looks like: on Node 20 better-sqlite3 12
-    // without its compiled file, on Node 22 and later no better-sqlite3 13 at all.
-    const missing = NODE_MAJOR >= 22 ? join(project, 'node_modules/better-sqlite3-napi') : join(project, 'node_modules/better-sqlite3/build');
+    // without its compiled file; on Node 22.13 and later no better-sqlite3 at all, which it does not need.
+    const missing = NODE_SQLITE ? join(project, 'node_modules/better-sqlite3') : join(project, 'node_modules/better-sqlite3/build');
     renameSync(missing, `${missing}.away`);
     const dataDir = mkdtempSync(join(tmpdir(), 'agentwire-package-noaddon-'));
     try {
       const bin = join(project, 'node_modules/agentwire/bin/agentwire.js');
+      if (NODE_SQLITE) {
+        const daemon = new DaemonProcess(project, {}, spawn(process.execPath, [bin, 'server', '--port', '0', '--data-dir', dataDir], { cwd: project, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] }));
+        try {
+          await daemon.port();
+          await waitFor(() => existsSync(join(dataDir, 'agentwire.db-wal')), 10_000, 'the store to open');
+          expect(daemon.stderr).not.toMatch(/SQLite|ExperimentalWarning/);
+        } finally {
+          daemon.stop();
+        }
+        return;
+      }
       const failed = await run(process.execPath, [bin, 'server', '--port', '0', '--data-dir', dataDir], { cwd: project, env: cleanEnv(), timeout: 20_000 }).then(
         () => undefined,
         (err: { code: number; stderr: string }) => err,
@@ -154,8 +167,8 @@ describe('the packed daemon in an empty project', () => {
       expect(failed?.code).toBe(1);
       const lines = failed!.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^agentwire: the SQLite store could not load better-sqlite3 1[23]/);
-      expect(lines[0]).toContain(NODE_MAJOR >= 22 ? 'run `npm install`' : 'run `npm rebuild better-sqlite3`');
+      expect(lines[0]).toMatch(/^agentwire: the SQLite store could not load better-sqlite3 12, the addon it needs on Node 20/);
+      expect(lines[0]).toContain('npm_config_nodedir=');
       expect(lines[0]).toContain('--persist off');
     } finally {
       renameSync(`${missing}.away`, missing);

@@ -1,6 +1,6 @@
 // `npm ci` of this repository prints no engine warning on the Node running the suite (CI runs it on
 // Node 20 and 24; issue 28): the lock file's tree is checked against this Node the way `npm ci`
-// checks it, in a copy of the three files it reads, without installing anything (--dry-run).
+// checks it, in a copy of the files it reads, without installing anything (--dry-run).
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +17,9 @@ describe('npm ci on this Node', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentwire-clean-install-'));
     try {
       mkdirSync(join(dir, 'client'));
-      for (const file of ['package.json', 'package-lock.json', 'client/package.json']) copyFileSync(join(ROOT, file), join(dir, file));
+      mkdirSync(join(dir, 'scripts'));
+      // The lock's inputs, and agentwire's postinstall, which npm runs even for a dry run.
+      for (const file of ['package.json', 'package-lock.json', 'client/package.json', 'scripts/check-sqlite.js']) copyFileSync(join(ROOT, file), join(dir, file));
       const { stdout, stderr } = await run('npm', ['ci', '--dry-run', '--no-audit', '--no-fund'], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
       const output = stdout + stderr;
       expect(output).not.toContain('EBADENGINE');

@@ -63,7 +63,7 @@ export async function buildDaemonInstall(): Promise<{ dir: string; remove: () =>
     target: 'node20',
     banner: { js: "import { createRequire as __agentwireRequire } from 'node:module'; const require = __agentwireRequire(import.meta.url);" },
     plugins: [keepSourceUrls],
-    external: ['execa', 'better-sqlite3', 'better-sqlite3-napi'],
+    external: ['execa', 'better-sqlite3'],
     logLevel: 'warning',
   });
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };

@@ -3,7 +3,8 @@
 // Each package is staged in a temporary directory and packed there by npm with its own `files`
 // list and --ignore-scripts, as a release would be packed after its build:
 // - the client: its sources, built with its own tsconfig;
-// - the daemon: package.json, README.md, LICENSE, bin/ and openapi.json from the repo, and dist/
+// - the daemon: package.json, README.md, LICENSE, bin/, openapi.json and scripts/check-sqlite.js
+//   (its postinstall) from the repo, and dist/
 //   from the run's shared install (test/support/daemon-process.ts: tsc, the bundle and the
 //   inspector, built from src/ once per run).
 import { execFile } from 'node:child_process';
@@ -38,7 +39,7 @@ export async function packDaemon(install: string): Promise<Packed> {
   const dir = mkdtempSync(join(tmpdir(), 'agentwire-pack-'));
   const stage = join(dir, 'agentwire');
   mkdirSync(stage);
-  for (const file of ['package.json', 'README.md', 'LICENSE', 'bin', 'openapi.json']) cpSync(join(ROOT, file), join(stage, file), { recursive: true });
+  for (const file of ['package.json', 'README.md', 'LICENSE', 'bin', 'openapi.json', 'scripts/check-sqlite.js']) cpSync(join(ROOT, file), join(stage, file), { recursive: true });
   cpSync(join(install, 'dist'), join(stage, 'dist'), { recursive: true });
   return npmPack(dir, stage);
 }
