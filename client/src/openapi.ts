@@ -417,26 +417,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/acp": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Agent Client Protocol over WebSocket: upgrade, then one JSON-RPC message per text frame
-         * @description The daemon as an ACP agent (protocol version 1) for any ACP client: initialize, session/new, session/load (replays the stored events; `_meta.agentwire.after_sequence` resumes after a sequence), session/list, session/prompt, session/cancel, session/set_mode. Every session/update carries `_meta.agentwire.sequence`. See docs/acp-server.md. A GET without an upgrade is a 400.
-         */
-        get: operations["acpWebSocket"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -644,14 +624,14 @@ export interface components {
             /** @description item_id of the message this tool item belongs to */
             parent_id: string | null;
             kind: components["schemas"]["ItemKind"];
-            role: components["schemas"]["ItemRole"];
+            role: components["schemas"]["ItemRole"] | null;
             content: components["schemas"]["ContentPart"][];
             status: components["schemas"]["ItemStatus"];
         };
         /** @enum {string} */
         ItemKind: "message" | "tool_call" | "tool_result" | "system" | "status" | "unknown";
-        /** @enum {string|null} */
-        ItemRole: "user" | "assistant" | "system" | "tool" | null;
+        /** @enum {string} */
+        ItemRole: "user" | "assistant" | "system" | "tool";
         ContentPart: components["schemas"]["TextPart"] | components["schemas"]["JsonPart"] | components["schemas"]["ToolCallPart"] | components["schemas"]["ToolResultPart"] | components["schemas"]["FileRefPart"] | components["schemas"]["ImagePart"] | components["schemas"]["ReasoningPart"] | components["schemas"]["StatusPart"];
         TextPart: {
             /**
@@ -1382,8 +1362,11 @@ export interface components {
             sessions: components["schemas"]["SessionInfo"][];
         };
         UpdateSessionRequest: {
-            budget: components["schemas"]["Budget"] & (Record<string, never> | null);
+            /** @description The session's new budget; {} or null: none (the daemon's default no longer applies either) */
+            budget: components["schemas"]["Budget"] | null;
         };
+        /** @description Nothing: this route takes no body, but an empty object is accepted (some clients always send one) */
+        EmptyBody: Record<string, never>;
         MessageAccepted: {
             /**
              * @description The message id its events name (message.queued, turn.started, message.steered)
@@ -1490,15 +1473,16 @@ export interface components {
             path?: string;
             /** @description An API-key variable is set in the daemon's environment, or the CLI's own credential file exists */
             credentialsAvailable: boolean;
-            capabilities: components["schemas"]["Capabilities"];
+            /** @description null when this build has no adapter for the agent */
+            capabilities: components["schemas"]["Capabilities"] | null;
             /** @description This build can run sessions with the agent */
             adapterAvailable: boolean;
             /** @description The CLI version this build is tested against and installs by default */
             pinnedVersion: string | null;
-            source: components["schemas"]["AgentSource"];
+            /** @description null when not installed, or for an agent bundled with the daemon (mock) */
+            source: components["schemas"]["AgentSource"] | null;
             warm?: components["schemas"]["WarmInfo"];
         };
-        /** @description null when this build has no adapter for the agent */
         Capabilities: {
             textMessages: boolean;
             toolCalls: boolean;
@@ -1534,12 +1518,12 @@ export interface components {
              * @enum {string}
              */
             budgetPause: "step" | "turn";
-        } | null;
+        };
         /**
-         * @description null when not installed, or for an agent bundled with the daemon (mock)
-         * @enum {string|null}
+         * @description Where the executable was found: an explicit --<agent>-bin (or an --acp-agent command), the daemon install directory, or PATH
+         * @enum {string}
          */
-        AgentSource: "flag" | "install-dir" | "path" | null;
+        AgentSource: "flag" | "install-dir" | "path";
         /** @description The warm pool of this agent (--warm); all zero without one */
         WarmInfo: {
             /** @description Spares kept ready (--warm <agent>=<n>) */
@@ -2056,7 +2040,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description Gone */
             204: {
@@ -2065,7 +2053,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_request`: Invalid request */
+            /** @description `malformed_json`: Malformed JSON body; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2096,6 +2084,24 @@ export interface operations {
             };
             /** @description `session_not_found`: Session not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2637,6 +2643,16 @@ export interface operations {
                 include_raw?: boolean;
                 /** @description Interrupt the turn if the client disconnects before it ends (alias: abortOnDisconnect) */
                 abort_on_disconnect?: boolean;
+                /**
+                 * @deprecated
+                 * @description The same as `include_raw`: the daemon takes both spellings; prefer that one
+                 */
+                includeRaw?: boolean;
+                /**
+                 * @deprecated
+                 * @description The same as `abort_on_disconnect`: the daemon takes both spellings; prefer that one
+                 */
+                abortOnDisconnect?: boolean;
             };
             header?: never;
             path: {
@@ -2790,7 +2806,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description Interrupt sent; turn.ended (reason interrupted) follows in the stream */
             202: {
@@ -2799,7 +2819,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_request`: Invalid request */
+            /** @description `malformed_json`: Malformed JSON body; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2839,6 +2859,24 @@ export interface operations {
             };
             /** @description `no_turn_running`: No turn is running; `session_ended`: Session has ended */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3047,7 +3085,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description Terminated (or had already ended) */
             204: {
@@ -3056,7 +3098,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_request`: Invalid request */
+            /** @description `malformed_json`: Malformed JSON body; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3087,6 +3129,24 @@ export interface operations {
             };
             /** @description `session_not_found`: Session not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3229,7 +3289,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description Cancelled */
             204: {
@@ -3238,7 +3302,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_request`: Invalid request */
+            /** @description `malformed_json`: Malformed JSON body; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3269,6 +3333,24 @@ export interface operations {
             };
             /** @description `session_not_found`: Session not found; `queued_message_not_found`: No such message in the queue */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3323,6 +3405,11 @@ export interface operations {
                 limit?: number;
                 /** @description Fill `raw` with the native payload (alias: includeRaw) */
                 include_raw?: boolean;
+                /**
+                 * @deprecated
+                 * @description The same as `include_raw`: the daemon takes both spellings; prefer that one
+                 */
+                includeRaw?: boolean;
             };
             header?: never;
             path: {
@@ -3424,6 +3511,11 @@ export interface operations {
                 offset?: number;
                 /** @description Fill `raw` with the native payload (alias: includeRaw) */
                 include_raw?: boolean;
+                /**
+                 * @deprecated
+                 * @description The same as `include_raw`: the daemon takes both spellings; prefer that one
+                 */
+                includeRaw?: boolean;
             };
             header?: {
                 /** @description Resume cursor (what a reconnecting EventSource sends); wins over offset */
@@ -3545,6 +3637,16 @@ export interface operations {
                 include_raw?: boolean;
                 /** @description Entries at most; default 1000 */
                 limit?: number;
+                /**
+                 * @deprecated
+                 * @description The same as `session_id`: the daemon takes both spellings; prefer that one
+                 */
+                sessionId?: string;
+                /**
+                 * @deprecated
+                 * @description The same as `include_raw`: the daemon takes both spellings; prefer that one
+                 */
+                includeRaw?: boolean;
             };
             header?: never;
             path?: never;
@@ -3641,6 +3743,16 @@ export interface operations {
                 types?: string;
                 /** @description Fill `raw` with the native payload (alias: includeRaw) */
                 include_raw?: boolean;
+                /**
+                 * @deprecated
+                 * @description The same as `session_id`: the daemon takes both spellings; prefer that one
+                 */
+                sessionId?: string;
+                /**
+                 * @deprecated
+                 * @description The same as `include_raw`: the daemon takes both spellings; prefer that one
+                 */
+                includeRaw?: boolean;
             };
             header?: {
                 /** @description Resume cursor (what a reconnecting EventSource sends); wins over after */
@@ -3998,7 +4110,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description Rejection delivered */
             204: {
@@ -4007,7 +4123,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_request`: Invalid request */
+            /** @description `malformed_json`: Malformed JSON body; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4047,6 +4163,24 @@ export interface operations {
             };
             /** @description `question_already_resolved`: Question already resolved; `session_ended`: Session has ended */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4393,92 +4527,6 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ModesResponse"];
                 };
-            };
-            /** @description `invalid_request`: Invalid request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthorized`: Missing or invalid bearer token */
-            401: {
-                headers: {
-                    /** @description `Bearer realm="agentwire"`, with `error="invalid_token"` when a token was sent but is wrong (RFC 6750) */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `origin_not_allowed`: Origin not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `host_not_allowed`: Host not allowed */
-            421: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `internal_error`: Internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `agent_not_available`: Agent not available */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `shutting_down`: Daemon is shutting down */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    acpWebSocket: {
-        parameters: {
-            query?: {
-                /** @description The agent of sessions created on this connection (default claude) */
-                agent?: components["schemas"]["AgentId"] & unknown;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Switching Protocols: the connection is now a WebSocket carrying ACP */
-            101: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description `invalid_request`: Invalid request */
             400: {
