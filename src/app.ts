@@ -56,6 +56,10 @@ export interface AppDeps {
   store?: EventStore;
   /** The built inspector and API reference (dist/web); tests point it at a build of their own. */
   webDir?: string;
+  /** Called with the Fastify instance before anything is registered on it, so that its hooks run
+   *  first, before the request gate: the tests' OpenAPI check (test/support/openapi-check.ts) sees
+   *  every answer, refusals included. */
+  instrument?: (app: FastifyInstance) => void;
 }
 
 export interface App {
@@ -98,6 +102,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
       void (reply as FastifyReply).code(problem.status).type('application/problem+json').send(problem.toProblem());
     },
   });
+  deps.instrument?.(app);
   // Start-up refusals (ConfigError): an unknown agent user, a daemon that cannot switch to it, a
   // token file that user could read.
   const user = config.agentUser ? resolveAgentUser(config.agentUser) : undefined;

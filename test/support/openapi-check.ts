@@ -22,14 +22,18 @@ const DOCUMENT = JSON.parse(readFileSync(new URL('../../openapi.json', import.me
 const DOC_ID = 'agentwire-openapi';
 
 // strict: false: the document carries OpenAPI's own keywords (`example`, `x-…`) beside JSON Schema.
-// One instance stops at the first error (every exchange); the other, asked only about a value the
-// first refused, finds them all, so the report can name the one that matters.
-const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
-ajv.addSchema({ ...DOCUMENT, $id: DOC_ID });
-// It also reads `discriminator` (the event union's `type`), so an event is checked against the one
-// variant its type names; Ajv takes no `mapping` (each variant's `type` enum says the same).
-const explain = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, discriminator: true });
-explain.addSchema({ ...withoutMappings(DOCUMENT), $id: DOC_ID });
+// `discriminator`: an event is checked against the one variant its `type` names, not tried against
+// each of the union's (the same verdict, since each variant's `type` enum is its own; Ajv takes no
+// `mapping`, which says the same again). One instance stops at the first error (every exchange);
+// the other, asked only about a value the first refused, finds them all, so the report can name
+// the one that matters. Both are made on first use: a test file that checks nothing pays nothing.
+const OPTIONS = { strict: false, validateFormats: false, discriminator: true, validateSchema: false } as const;
+let ajv: Ajv2020 | undefined;
+let explain: Ajv2020 | undefined;
+function validators(all: boolean): Ajv2020 {
+  if (all) return (explain ??= new Ajv2020({ ...OPTIONS, allErrors: true }).addSchema({ ...withoutMappings(DOCUMENT), $id: DOC_ID }));
+  return (ajv ??= new Ajv2020({ ...OPTIONS, allErrors: false }).addSchema({ ...withoutMappings(DOCUMENT), $id: DOC_ID }));
+}
 
 function withoutMappings(node: unknown): any {
   if (Array.isArray(node)) return node.map(withoutMappings);
@@ -64,12 +68,17 @@ function pointer(...parts: string[]): string {
 }
 
 const compiled = new Map<string, ValidateFunction>();
-/** The validator of the schema at `path` (a JSON pointer into the document), compiled once. */
-function validator(path: string, with_: Ajv2020 = ajv): ValidateFunction {
-  const key = `${with_ === ajv ? '' : 'all:'}${path}`;
+/** The validator of the schema at `path` (a JSON pointer into the document), compiled once: a
+ *  schema that only names a component is that component's validator (every problem+json response
+ *  of every operation shares Problem's). */
+function validator(path: string, all = false): ValidateFunction {
+  const node = path.split('/').reduce<Json | undefined>((n, part) => n?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], DOCUMENT);
+  const ref = node && Object.keys(node).length === 1 && typeof node.$ref === 'string' ? (node.$ref as string).slice(2) : undefined;
+  if (ref) path = ref;
+  const key = `${all ? 'all:' : ''}${path}`;
   let validate = compiled.get(key);
   if (!validate) {
-    validate = with_.compile({ $ref: `${DOC_ID}#/${path}` });
+    validate = validators(all).compile({ $ref: `${DOC_ID}#/${path}` });
     compiled.set(key, validate);
   }
   return validate;
@@ -77,7 +86,7 @@ function validator(path: string, with_: Ajv2020 = ajv): ValidateFunction {
 
 function invalid(path: string, value: unknown): string | undefined {
   if (validator(path)(value)) return undefined;
-  const all = validator(path, explain);
+  const all = validator(path, true);
   all(value);
   const errors = all.errors ?? [];
   // In a union of event types, every branch but one fails on `type`: those, and the union's own
