@@ -1,9 +1,10 @@
 // The committed openapi.json as a validating proxy would read it: every exchange the suite makes
 // (request and answer) is checked against its operation, so a drift between the daemon and the
 // document fails the test that made the request. `checkExchange` is the check; `recordExchange`
-// keeps its violations until test/support/openapi-setup.ts (a vitest setup file) fails the test
-// with them. The apps of makeApp() (helpers.ts) feed it through a hook that taps every answer
-// (`installOpenApiCheck`), the client tests through a checking `fetch` (`checkingFetch`).
+// keeps its violations (./openapi-violations.ts) until test/support/openapi-setup.ts (a vitest
+// setup file) fails the test with them. The apps of makeApp() (helpers.ts) feed it through a hook
+// that taps every answer (`installOpenApiCheck`), the client tests through a checking `fetch`
+// (`checkingFetch`).
 //
 // What is checked, as a proxy would: the operation exists (method and path; the inspector's
 // files and answers no route took are not operations); the status is one it documents; the
@@ -11,14 +12,22 @@
 // JSON body (problem+json included) is valid against its schema, SSE frames' `data:` and NDJSON
 // lines against the item schema; and, when the daemon accepted the request (2xx), that the request
 // was one the document allows: its JSON body valid (or absent where it may be), and each query
-// parameter declared (`token` only where `tokenQuery` is). Schemas are compiled once per process
-// and operation, with Ajv's JSON Schema 2020-12 dialect (the one OpenAPI 3.1 uses).
-import { readFileSync } from 'node:fs';
+// parameter declared (`token` only where `tokenQuery` is). The validators are Ajv's, in its JSON
+// Schema 2020-12 dialect (the one OpenAPI 3.1 uses); every component's is compiled once per
+// document, not once per test file (`precompiled`).
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import standalone from 'ajv/dist/standalone/index.js';
 import type { FastifyInstance } from 'fastify';
+import { recordViolations } from './openapi-violations.js';
 
 type Json = Record<string, any>;
-const DOCUMENT = JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')) as Json;
+const TEXT = readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8');
+const DOCUMENT = JSON.parse(TEXT) as Json;
 const DOC_ID = 'agentwire-openapi';
 
 // strict: false: the document carries OpenAPI's own keywords (`example`, `x-…`) beside JSON Schema.
@@ -33,6 +42,31 @@ let explain: Ajv2020 | undefined;
 function validators(all: boolean): Ajv2020 {
   if (all) return (explain ??= new Ajv2020({ ...OPTIONS, allErrors: true }).addSchema({ ...withoutMappings(DOCUMENT), $id: DOC_ID }));
   return (ajv ??= new Ajv2020({ ...OPTIONS, allErrors: false }).addSchema({ ...withoutMappings(DOCUMENT), $id: DOC_ID }));
+}
+
+/**
+ * Every component's validator, compiled once for this document: compiling them costs about 2 s
+ * (the event union most of it), which each test file would pay again, since every file runs in a
+ * process of its own. So the first file to need them writes Ajv's standalone code for all of
+ * them to node_modules/.cache/agentwire, named by the document's hash (written aside and renamed,
+ * so files starting together never read half of one), and every file loads that in ~50 ms.
+ */
+let shared: Record<string, ValidateFunction> | undefined;
+function precompiled(): Record<string, ValidateFunction> {
+  if (shared) return shared;
+  const hash = createHash('sha256').update(TEXT).update(JSON.stringify(OPTIONS)).digest('hex').slice(0, 16);
+  const file = fileURLToPath(new URL(`../../node_modules/.cache/agentwire/openapi-validators-${hash}.cjs`, import.meta.url));
+  if (!existsSync(file)) {
+    const builder = new Ajv2020({ ...OPTIONS, code: { source: true } }).addSchema({ ...withoutMappings(DOCUMENT), $id: DOC_ID });
+    const names = Object.keys(DOCUMENT.components.schemas as Json);
+    // A CommonJS module: its default export is the namespace, whose `default` is the function.
+    const code = standalone.default(builder, Object.fromEntries(names.map((name) => [name, `${DOC_ID}#/components/schemas/${name}`])));
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(`${file}.${process.pid}`, code);
+    renameSync(`${file}.${process.pid}`, file);
+  }
+  shared = createRequire(import.meta.url)(file) as Record<string, ValidateFunction>;
+  return shared;
 }
 
 function withoutMappings(node: unknown): any {
@@ -75,6 +109,8 @@ function validator(path: string, all = false): ValidateFunction {
   const node = path.split('/').reduce<Json | undefined>((n, part) => n?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], DOCUMENT);
   const ref = node && Object.keys(node).length === 1 && typeof node.$ref === 'string' ? (node.$ref as string).slice(2) : undefined;
   if (ref) path = ref;
+  const component = path.startsWith('components/schemas/') ? precompiled()[path.slice('components/schemas/'.length)] : undefined;
+  if (component && !all) return component;
   const key = `${all ? 'all:' : ''}${path}`;
   let validate = compiled.get(key);
   if (!validate) {
@@ -186,16 +222,8 @@ function checkRequest({ method, path, op }: Operation, x: Exchange): string[] {
   return violations;
 }
 
-// What the tests' exchanges broke, until the setup file's afterEach takes them.
-const recorded: string[] = [];
-
 export function recordExchange(x: Exchange): void {
-  recorded.push(...checkExchange(x));
-}
-
-/** The violations recorded since the last call. */
-export function takeViolations(): string[] {
-  return recorded.splice(0);
+  recordViolations(checkExchange(x));
 }
 
 /** Bytes of an answer kept for the check; a longer one is checked by status and type only. */

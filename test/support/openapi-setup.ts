@@ -3,7 +3,7 @@
 // fail it, each violation naming the operation and what broke. What arrives between tests (a
 // beforeAll's requests, a stream closed after its test) fails the file's afterAll instead.
 import { afterAll, afterEach } from 'vitest';
-import { takeViolations } from './openapi-check.js';
+import { takeViolations } from './openapi-violations.js';
 
 function failOnViolations(): void {
   const violations = takeViolations();
