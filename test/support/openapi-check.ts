@@ -3,8 +3,8 @@
 // document fails the test that made the request. `checkExchange` is the check; `recordExchange`
 // keeps its violations (./openapi-violations.ts) until test/support/openapi-setup.ts (a vitest
 // setup file) fails the test with them. The apps of makeApp() (helpers.ts) feed it through a hook
-// that taps every answer (`installOpenApiCheck`), the client tests through a checking `fetch`
-// (`checkingFetch`).
+// that taps every answer (`installOpenApiCheck`, ./openapi-tap.ts), the client tests through a
+// checking `fetch` (`checkingFetch`).
 //
 // What is checked, as a proxy would: the operation exists (method and path; the inspector's
 // files and answers no route took are not operations); the status is one it documents; the
@@ -22,7 +22,6 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import standalone from 'ajv/dist/standalone/index.js';
-import type { FastifyInstance } from 'fastify';
 import { recordViolations } from './openapi-violations.js';
 
 type Json = Record<string, any>;
@@ -226,71 +225,8 @@ export function recordExchange(x: Exchange): void {
   recordViolations(checkExchange(x));
 }
 
-/** Bytes of an answer kept for the check; a longer one is checked by status and type only. */
-const MAX_BODY = 4 * 1024 * 1024;
-
-/**
- * The check on an app the tests build (makeApp's `instrument`, before any other hook): an
- * onRequest hook taps the raw response, so it sees every answer as it went out, the request
- * gate's refusals, problem+json from the error handler and the streams that write to the socket
- * themselves (SSE, NDJSON) included, whether the test used `inject` or a real socket. The exchange
- * is checked when the response is finished (or closed, for a stream the client left: then only
- * its complete frames count). WebSocket upgrades are the ACP's business, not the document's.
- */
-export function installOpenApiCheck(app: FastifyInstance): void {
-  app.addHook('onRequest', (req, reply, done) => {
-    if (req.headers.upgrade) return done();
-    const res = reply.raw;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const keep = (chunk: unknown, encoding?: unknown) => {
-      if (chunk == null || typeof chunk === 'function' || size > MAX_BODY) return;
-      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
-      size += buffer.length;
-      chunks.push(buffer);
-    };
-    const write = res.write;
-    const end = res.end;
-    const writeHead = res.writeHead;
-    // A stream's head is written with writeHead(status, headers), which getHeader does not see.
-    let headType: string | undefined;
-    res.writeHead = function (this: typeof res, ...args: unknown[]) {
-      const headers = args.find((a) => typeof a === 'object' && a !== null) as Record<string, unknown> | undefined;
-      const type = Object.entries(headers ?? {}).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
-      if (typeof type === 'string') headType = type;
-      return (writeHead as (...a: unknown[]) => typeof res).apply(this, args);
-    } as typeof res.writeHead;
-    // inject's response ends by calling its own write: what end passes on is kept once.
-    let ending = false;
-    res.write = function (this: typeof res, chunk: unknown, ...rest: unknown[]) {
-      if (!ending) keep(chunk, rest[0]);
-      return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
-    } as typeof res.write;
-    res.end = function (this: typeof res, chunk?: unknown, ...rest: unknown[]) {
-      keep(chunk, rest[0]);
-      ending = true;
-      return (end as (...a: unknown[]) => typeof res).call(this, chunk, ...rest);
-    } as typeof res.end;
-    let done_ = false;
-    const record = () => {
-      if (done_ || !res.headersSent) return;
-      done_ = true;
-      const type = headType ?? res.getHeader('content-type');
-      const body = size > MAX_BODY ? undefined : completeFrames(Buffer.concat(chunks).toString('utf8'), ending);
-      recordExchange({ method: req.method, url: req.url, requestBody: req.body ?? undefined, status: res.statusCode, contentType: typeof type === 'string' ? type : undefined, body });
-    };
-    res.once('finish', record);
-    res.once('close', record);
-    done();
-  });
-}
-
-/** A stream the client left mid-frame: only its whole lines count. */
-function completeFrames(text: string, finished: boolean): string {
-  return finished ? text : text.slice(0, text.lastIndexOf('\n') + 1);
-}
-
-const STREAMS = new Set(['text/event-stream', 'application/x-ndjson']);
+export const STREAMS = new Set(['text/event-stream', 'application/x-ndjson']);
+export const mediaOf = (type: string) => type.split(';')[0]!.trim().toLowerCase();
 
 /**
  * A `fetch` for agentwire-client (its `fetch` option) that checks each exchange it makes with a
@@ -303,7 +239,7 @@ export function checkingFetch(inner: (input: string, init: RequestInit) => Promi
     const response = await inner(input, init);
     const url = new URL(input);
     const media = response.headers.get('content-type') ?? undefined;
-    const streaming = STREAMS.has(media?.split(';')[0]!.trim() ?? '');
+    const streaming = media !== undefined && STREAMS.has(mediaOf(media));
     const body = streaming ? undefined : await response.clone().text();
     recordExchange({
       method: (init.method ?? 'GET').toUpperCase(),

@@ -4,7 +4,7 @@
 // Passing exchanges are shown to pass, so the check is not simply loud.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { installOpenApiCheck } from '../../support/openapi-check.js';
+import { installOpenApiCheck } from '../../support/openapi-tap.js';
 import { takeViolations } from '../../support/openapi-violations.js';
 
 let app: FastifyInstance | undefined;
