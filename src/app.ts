@@ -57,7 +57,7 @@ export interface AppDeps {
   /** The built inspector and API reference (dist/web); tests point it at a build of their own. */
   webDir?: string;
   /** Called with the Fastify instance before anything is registered on it, so that its hooks run
-   *  first, before the request gate: the tests' OpenAPI check (test/support/openapi-check.ts) sees
+   *  first, before the request gate: the tests' OpenAPI check (test/support/openapi-tap.ts) sees
    *  every answer, refusals included. */
   instrument?: (app: FastifyInstance) => void;
 }
