@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Installs the pinned agent CLIs once (reused when present): the real-CLI tests need them.
     globalSetup: ['test/global-setup.ts'],
+    // Fails a test whose requests or answers break openapi.json (test/support/openapi-check.ts).
+    setupFiles: ['test/support/openapi-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Tests spawn real agent processes; two cores are shared between workers and children.

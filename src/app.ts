@@ -58,6 +58,10 @@ export interface AppDeps {
   webDir?: string;
   /** Where the token is and how to print it, said in every 401 (the CLI's tokenHelp). */
   tokenHelp?: string;
+  /** Called with the Fastify instance before anything is registered on it, so that its hooks run
+   *  first, before the request gate: the tests' OpenAPI check (test/support/openapi-tap.ts) sees
+   *  every answer, refusals included. */
+  instrument?: (app: FastifyInstance) => void;
 }
 
 export interface App {
@@ -100,6 +104,7 @@ export async function buildApp(deps: AppDeps = {}): Promise<App> {
       void (reply as FastifyReply).code(problem.status).type('application/problem+json').send(problem.toProblem());
     },
   });
+  deps.instrument?.(app);
   // Start-up refusals (ConfigError): an unknown agent user, a daemon that cannot switch to it, a
   // token file that user could read.
   const user = config.agentUser ? resolveAgentUser(config.agentUser) : undefined;

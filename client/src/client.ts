@@ -3,7 +3,7 @@
 import { feedQuery, followFeed, type FeedOptions, type FeedPageOptions } from './feed-stream.js';
 import { sandboxStream, type StreamOptions } from './sandbox-stream.js';
 import { Session } from './session.js';
-import { CREATE_TIMEOUT_MS, seg, Transport, type ClientOptions } from './transport.js';
+import { CREATE_TIMEOUT_MS, Transport, type ClientOptions } from './transport.js';
 import type {
   AgentId,
   AgentInfo,
@@ -68,37 +68,37 @@ export function createClient(options: ClientOptions): AgentwireClient {
   async function create(idOrRequest: string | CreateSessionRequest, second?: CreateSessionRequest | CallOptions, third?: CallOptions): Promise<Session> {
     if (typeof idOrRequest === 'string') {
       const call = { timeoutMs: CREATE_TIMEOUT_MS, ...third };
-      await transport.json('POST', `/v1/sessions/${seg(idOrRequest)}`, { ...call, body: second });
+      await transport.call('post', '/v1/sessions/{id}', { id: idOrRequest }, { ...call, body: second as CreateSessionRequest });
       return handle(idOrRequest);
     }
     const call = { timeoutMs: CREATE_TIMEOUT_MS, ...(second as CallOptions | undefined) };
-    const info = await transport.json<SessionInfo>('POST', '/v1/sessions', { ...call, body: idOrRequest });
+    const info = await transport.call('post', '/v1/sessions', {}, { ...call, body: idOrRequest });
     return handle(info.sessionId);
   }
 
   return {
     baseUrl: transport.baseUrl,
-    health: (call) => transport.json('GET', '/v1/health', call),
+    health: (call) => transport.call('get', '/v1/health', {}, call),
     events: (feedOptions) => followFeed(transport, feedOptions),
     stream: (body, streamOptions) => sandboxStream(transport, body, streamOptions),
-    eventsPage: ({ signal, timeoutMs, ...page } = {}) => transport.json('GET', '/v1/events', { signal, timeoutMs, query: feedQuery(page) }),
+    eventsPage: ({ signal, timeoutMs, ...page } = {}) => transport.call('get', '/v1/events', {}, { signal, timeoutMs, query: feedQuery(page) }),
     agents: {
-      list: async (call) => (await transport.json<{ agents: AgentInfo[] }>('GET', '/v1/agents', call)).agents,
+      list: async (call) => (await transport.call('get', '/v1/agents', {}, call)).agents,
       install: async (agent, request = {}) => {
         const { signal, timeoutMs, ...body } = request;
-        await transport.json('POST', `/v1/agents/${seg(agent)}/install`, { signal, timeoutMs: timeoutMs ?? INSTALL_TIMEOUT_MS, body });
+        await transport.call('post', '/v1/agents/{agent}/install', { agent }, { signal, timeoutMs: timeoutMs ?? INSTALL_TIMEOUT_MS, body });
       },
-      models: (agent, call) => transport.json('GET', `/v1/agents/${seg(agent)}/models`, call),
-      modes: (agent, call) => transport.json('GET', `/v1/agents/${seg(agent)}/modes`, call),
+      models: (agent, call) => transport.call('get', '/v1/agents/{agent}/models', { agent }, call),
+      modes: (agent, call) => transport.call('get', '/v1/agents/{agent}/modes', { agent }, call),
     },
     sessions: {
       create: create as AgentwireClient['sessions']['create'],
       get: async (id, call) => {
-        await transport.json('GET', `/v1/sessions/${seg(id)}`, call);
+        await transport.call('get', '/v1/sessions/{id}', { id }, call);
         return handle(id);
       },
       handle,
-      list: async (call) => (await transport.json<{ sessions: SessionInfo[] }>('GET', '/v1/sessions', call)).sessions,
+      list: async (call) => (await transport.call('get', '/v1/sessions', {}, call)).sessions,
       delete: (id, call) => handle(id).delete(call),
     },
   };

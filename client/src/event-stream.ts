@@ -7,7 +7,8 @@
 import type { ReconnectOptions } from './backoff.js';
 import { AgentwireError } from './errors.js';
 import { followSse } from './resuming-sse.js';
-import { seg, type Transport } from './transport.js';
+import { fillPath } from './paths.js';
+import type { Transport } from './transport.js';
 import type { SessionInfo, UniversalEvent } from './types.js';
 
 export interface EventsOptions {
@@ -44,7 +45,7 @@ export async function* followEvents(transport: Transport, sessionId: string, opt
   if (untilEnded && after > 0) {
     // A cursor at or past session.ended would otherwise wait forever for an event that came before it.
     const timeoutMs = options.timeoutMs ?? transport.timeoutMs;
-    const info = await transport.json<SessionInfo>('GET', `/v1/sessions/${seg(sessionId)}`, { signal: options.signal, timeoutMs }).catch((error: unknown) => {
+    const info = await transport.call('get', '/v1/sessions/{id}', { id: sessionId }, { signal: options.signal, timeoutMs }).catch((error: unknown) => {
       if (options.signal?.aborted) return undefined;
       throw error;
     });
@@ -53,7 +54,7 @@ export async function* followEvents(transport: Transport, sessionId: string, opt
   yield* followSse<UniversalEvent>(
     transport,
     {
-      path: `/v1/sessions/${seg(sessionId)}/events/sse`,
+      path: fillPath('/v1/sessions/{id}/events/sse', { id: sessionId }),
       query: { include_raw: options.includeRaw ? true : undefined },
       subject: `session '${sessionId}'`,
       item: 'event',

@@ -6,6 +6,7 @@
 // connections is resuming-sse.ts's, shared with session.events().
 import { AgentwireError } from './errors.js';
 import type { EventsOptions } from './event-stream.js';
+import { fillPath, type Operation, type Query } from './paths.js';
 import { followSse } from './resuming-sse.js';
 import type { Transport } from './transport.js';
 import type { CallOptions, FeedEntry } from './types.js';
@@ -28,7 +29,7 @@ export interface FeedPageOptions extends CallOptions, Pick<FeedOptions, 'after' 
 }
 
 /** The feed's query parameters, as both routes take them. */
-export function feedQuery(o: Pick<FeedPageOptions, 'after' | 'limit' | 'sessionId' | 'agent' | 'types' | 'includeRaw'>): Record<string, string | number | boolean | undefined> {
+export function feedQuery(o: Pick<FeedPageOptions, 'after' | 'limit' | 'sessionId' | 'agent' | 'types' | 'includeRaw'>): Query<Operation<'/v1/events', 'get'>> {
   return {
     after: o.after,
     limit: o.limit,
@@ -43,7 +44,7 @@ export async function* followFeed(transport: Transport, options: FeedOptions = {
   yield* followSse<FeedEntry>(
     transport,
     {
-      path: '/v1/events/sse',
+      path: fillPath('/v1/events/sse', {}),
       query: feedQuery({ ...options, after: undefined }), // the cursor goes as Last-Event-ID
       subject: 'the feed',
       item: 'entry',

@@ -417,26 +417,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/acp": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Agent Client Protocol over WebSocket: upgrade, then one JSON-RPC message per text frame
-         * @description The daemon as an ACP agent (protocol version 1) for any ACP client: initialize, session/new, session/load (replays the stored events; `_meta.agentwire.after_sequence` resumes after a sequence), session/list, session/prompt, session/cancel, session/set_mode. Every session/update carries `_meta.agentwire.sequence`. See docs/acp-server.md. A GET without an upgrade is a 400.
-         */
-        get: operations["acpWebSocket"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/stream": {
         parameters: {
             query?: never;
@@ -684,14 +664,14 @@ export interface components {
             /** @description item_id of the message this tool item belongs to */
             parent_id: string | null;
             kind: components["schemas"]["ItemKind"];
-            role: components["schemas"]["ItemRole"];
+            role: components["schemas"]["ItemRole"] | null;
             content: components["schemas"]["ContentPart"][];
             status: components["schemas"]["ItemStatus"];
         };
         /** @enum {string} */
         ItemKind: "message" | "tool_call" | "tool_result" | "system" | "status" | "unknown";
-        /** @enum {string|null} */
-        ItemRole: "user" | "assistant" | "system" | "tool" | null;
+        /** @enum {string} */
+        ItemRole: "user" | "assistant" | "system" | "tool";
         ContentPart: components["schemas"]["TextPart"] | components["schemas"]["JsonPart"] | components["schemas"]["ToolCallPart"] | components["schemas"]["ToolResultPart"] | components["schemas"]["FileRefPart"] | components["schemas"]["ImagePart"] | components["schemas"]["ReasoningPart"] | components["schemas"]["StatusPart"];
         TextPart: {
             /**
@@ -1423,8 +1403,11 @@ export interface components {
             sessions: components["schemas"]["SessionInfo"][];
         };
         UpdateSessionRequest: {
-            budget: components["schemas"]["Budget"] & (Record<string, never> | null);
+            /** @description The session's new budget; {} or null: none (the daemon's default no longer applies either) */
+            budget: components["schemas"]["Budget"] | null;
         };
+        /** @description Nothing: this route takes no body, but an empty object is accepted (some clients always send one) */
+        EmptyBody: Record<string, never>;
         MessageAccepted: {
             /**
              * @description The message id its events name (message.queued, turn.started, message.steered)
@@ -1531,15 +1514,16 @@ export interface components {
             path?: string;
             /** @description An API-key variable is set in the daemon's environment, or the CLI's own credential file exists */
             credentialsAvailable: boolean;
-            capabilities: components["schemas"]["Capabilities"];
+            /** @description null when this build has no adapter for the agent */
+            capabilities: components["schemas"]["Capabilities"] | null;
             /** @description This build can run sessions with the agent */
             adapterAvailable: boolean;
             /** @description The CLI version this build is tested against and installs by default */
             pinnedVersion: string | null;
-            source: components["schemas"]["AgentSource"];
+            /** @description null when not installed, or for an agent bundled with the daemon (mock) */
+            source: components["schemas"]["AgentSource"] | null;
             warm?: components["schemas"]["WarmInfo"];
         };
-        /** @description null when this build has no adapter for the agent */
         Capabilities: {
             textMessages: boolean;
             toolCalls: boolean;
@@ -1575,12 +1559,12 @@ export interface components {
              * @enum {string}
              */
             budgetPause: "step" | "turn";
-        } | null;
+        };
         /**
-         * @description null when not installed, or for an agent bundled with the daemon (mock)
-         * @enum {string|null}
+         * @description Where the executable was found: an explicit --<agent>-bin (or an --acp-agent command), the daemon install directory, or PATH
+         * @enum {string}
          */
-        AgentSource: "flag" | "install-dir" | "path" | null;
+        AgentSource: "flag" | "install-dir" | "path";
         /** @description The warm pool of this agent (--warm); all zero without one */
         WarmInfo: {
             /** @description Spares kept ready (--warm <agent>=<n>) */
@@ -2224,7 +2208,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description Gone */
             204: {
@@ -2233,7 +2221,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_request`: Invalid request */
+            /** @description `malformed_json`: Malformed JSON body; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2264,6 +2252,24 @@ export interface operations {
             };
             /** @description `session_not_found`: Session not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2805,6 +2811,16 @@ export interface operations {
                 include_raw?: boolean;
                 /** @description Interrupt the turn if the client disconnects before it ends (alias: abortOnDisconnect) */
                 abort_on_disconnect?: boolean;
+                /**
+                 * @deprecated
+                 * @description The same as `include_raw`: the daemon takes both spellings; prefer that one
+                 */
+                includeRaw?: boolean;
+                /**
+                 * @deprecated
+                 * @description The same as `abort_on_disconnect`: the daemon takes both spellings; prefer that one
+                 */
+                abortOnDisconnect?: boolean;
             };
             header?: never;
             path: {
@@ -2958,7 +2974,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description Interrupt sent; turn.ended (reason interrupted) follows in the stream */
             202: {
@@ -2967,7 +2987,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_request`: Invalid request */
+            /** @description `malformed_json`: Malformed JSON body; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3007,6 +3027,24 @@ export interface operations {
             };
             /** @description `no_turn_running`: No turn is running; `session_ended`: Session has ended */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3215,7 +3253,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description Terminated (or had already ended) */
             204: {
@@ -3224,7 +3266,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_request`: Invalid request */
+            /** @description `malformed_json`: Malformed JSON body; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3255,6 +3297,24 @@ export interface operations {
             };
             /** @description `session_not_found`: Session not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3397,7 +3457,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description Cancelled */
             204: {
@@ -3406,7 +3470,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_request`: Invalid request */
+            /** @description `malformed_json`: Malformed JSON body; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3437,6 +3501,24 @@ export interface operations {
             };
             /** @description `session_not_found`: Session not found; `queued_message_not_found`: No such message in the queue */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3491,6 +3573,11 @@ export interface operations {
                 limit?: number;
                 /** @description Fill `raw` with the native payload (alias: includeRaw) */
                 include_raw?: boolean;
+                /**
+                 * @deprecated
+                 * @description The same as `include_raw`: the daemon takes both spellings; prefer that one
+                 */
+                includeRaw?: boolean;
             };
             header?: never;
             path: {
@@ -3592,6 +3679,11 @@ export interface operations {
                 offset?: number;
                 /** @description Fill `raw` with the native payload (alias: includeRaw) */
                 include_raw?: boolean;
+                /**
+                 * @deprecated
+                 * @description The same as `include_raw`: the daemon takes both spellings; prefer that one
+                 */
+                includeRaw?: boolean;
             };
             header?: {
                 /** @description Resume cursor (what a reconnecting EventSource sends); wins over offset */
@@ -3713,6 +3805,16 @@ export interface operations {
                 include_raw?: boolean;
                 /** @description Entries at most; default 1000 */
                 limit?: number;
+                /**
+                 * @deprecated
+                 * @description The same as `session_id`: the daemon takes both spellings; prefer that one
+                 */
+                sessionId?: string;
+                /**
+                 * @deprecated
+                 * @description The same as `include_raw`: the daemon takes both spellings; prefer that one
+                 */
+                includeRaw?: boolean;
             };
             header?: never;
             path?: never;
@@ -3809,6 +3911,16 @@ export interface operations {
                 types?: string;
                 /** @description Fill `raw` with the native payload (alias: includeRaw) */
                 include_raw?: boolean;
+                /**
+                 * @deprecated
+                 * @description The same as `session_id`: the daemon takes both spellings; prefer that one
+                 */
+                sessionId?: string;
+                /**
+                 * @deprecated
+                 * @description The same as `include_raw`: the daemon takes both spellings; prefer that one
+                 */
+                includeRaw?: boolean;
             };
             header?: {
                 /** @description Resume cursor (what a reconnecting EventSource sends); wins over after */
@@ -4166,7 +4278,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyBody"];
+            };
+        };
         responses: {
             /** @description Rejection delivered */
             204: {
@@ -4175,7 +4291,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_request`: Invalid request */
+            /** @description `malformed_json`: Malformed JSON body; `invalid_request`: Invalid request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4215,6 +4331,24 @@ export interface operations {
             };
             /** @description `question_already_resolved`: Question already resolved; `session_ended`: Session has ended */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4561,92 +4695,6 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ModesResponse"];
                 };
-            };
-            /** @description `invalid_request`: Invalid request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthorized`: Missing or invalid bearer token */
-            401: {
-                headers: {
-                    /** @description `Bearer realm="agentwire"`, with `error="invalid_token"` when a token was sent but is wrong (RFC 6750) */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `origin_not_allowed`: Origin not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `host_not_allowed`: Host not allowed */
-            421: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `internal_error`: Internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `agent_not_available`: Agent not available */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `shutting_down`: Daemon is shutting down */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    acpWebSocket: {
-        parameters: {
-            query?: {
-                /** @description The agent of sessions created on this connection (default claude) */
-                agent?: components["schemas"]["AgentId"] & unknown;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Switching Protocols: the connection is now a WebSocket carrying ACP */
-            101: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description `invalid_request`: Invalid request */
             400: {

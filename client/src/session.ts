@@ -3,7 +3,7 @@
 // gets `session_not_found` from its next call.
 import { followEvents, type EventsOptions } from './event-stream.js';
 import { runTurn, type TurnOptions, type TurnResult } from './turn.js';
-import { CREATE_TIMEOUT_MS, seg, type Transport } from './transport.js';
+import { CREATE_TIMEOUT_MS, type Transport } from './transport.js';
 import type {
   CallOptions,
   Delivery,
@@ -42,13 +42,14 @@ export class Session {
     readonly id: string,
   ) {}
 
-  private get path(): string {
-    return `/v1/sessions/${seg(this.id)}`;
+  /** The path parameters of this session's operations. */
+  private get at(): { id: string } {
+    return { id: this.id };
   }
 
   /** The session's current SessionInfo (status, eventCount, ended …). */
   info(options: CallOptions = {}): Promise<SessionInfo> {
-    return this.transport.json('GET', this.path, options);
+    return this.transport.call('get', '/v1/sessions/{id}', this.at, options);
   }
 
   /**
@@ -57,7 +58,7 @@ export class Session {
    * budget, 409 `session_ended` once the session has ended. See docs/budgets.md.
    */
   update(changes: { budget: Budget | null }, options: CallOptions = {}): Promise<SessionInfo> {
-    return this.transport.json('PATCH', this.path, { ...options, body: changes });
+    return this.transport.call('patch', '/v1/sessions/{id}', this.at, { ...options, body: changes });
   }
 
   /** Starts a turn and returns once it is dispatched (204); follow it with events(). 409 `turn_in_progress` while one runs. */
@@ -69,18 +70,18 @@ export class Session {
   async send(message: string | MessageRequest, options: SendOptions = {}): Promise<MessageAccepted | void> {
     const { delivery, ...call } = options;
     const body = withDelivery(messageBody(message), delivery);
-    const accepted = await this.transport.json<MessageAccepted | undefined>('POST', `${this.path}/messages`, { ...call, body });
+    const accepted = await this.transport.call('post', '/v1/sessions/{id}/messages', this.at, { ...call, body });
     return body.delivery === undefined ? undefined : accepted;
   }
 
   /** The messages waiting in the session's queue, in the order they will start. */
   async queue(options: CallOptions = {}): Promise<QueuedMessage[]> {
-    return (await this.transport.json<{ messages: QueuedMessage[] }>('GET', `${this.path}/queue`, options)).messages;
+    return (await this.transport.call('get', '/v1/sessions/{id}/queue', this.at, options)).messages;
   }
 
   /** Takes a queued message out before it starts; 404 `queued_message_not_found` once it has started. */
   async cancelQueued(messageId: string, options: CallOptions = {}): Promise<void> {
-    await this.transport.json('DELETE', `${this.path}/queue/${seg(messageId)}`, options);
+    await this.transport.call('delete', '/v1/sessions/{id}/queue/{message_id}', { ...this.at, message_id: messageId }, options);
   }
 
   /**
@@ -90,7 +91,7 @@ export class Session {
    * agent cannot fork (capabilities `fork`, `forkAtTurn`).
    */
   async fork(request: ForkRequest = {}, options: CallOptions = {}): Promise<ForkedSession> {
-    const info = await this.transport.json<SessionInfo>('POST', `${this.path}/fork`, { timeoutMs: CREATE_TIMEOUT_MS, ...options, body: request });
+    const info = await this.transport.call('post', '/v1/sessions/{id}/fork', this.at, { timeoutMs: CREATE_TIMEOUT_MS, ...options, body: request });
     return { session: new Session(this.transport, info.sessionId), info };
   }
 
@@ -109,30 +110,30 @@ export class Session {
   }
 
   async replyPermission(permissionId: string, reply: PermissionReply, options: CallOptions = {}): Promise<void> {
-    await this.transport.json('POST', `${this.path}/permissions/${seg(permissionId)}/reply`, { ...options, body: { reply } });
+    await this.transport.call('post', '/v1/sessions/{id}/permissions/{permission_id}/reply', { ...this.at, permission_id: permissionId }, { ...options, body: { reply } });
   }
 
   async replyQuestion(questionId: string, answers: QuestionAnswers, options: CallOptions = {}): Promise<void> {
-    await this.transport.json('POST', `${this.path}/questions/${seg(questionId)}/reply`, { ...options, body: { answers } });
+    await this.transport.call('post', '/v1/sessions/{id}/questions/{question_id}/reply', { ...this.at, question_id: questionId }, { ...options, body: { answers } });
   }
 
   async rejectQuestion(questionId: string, options: CallOptions = {}): Promise<void> {
-    await this.transport.json('POST', `${this.path}/questions/${seg(questionId)}/reject`, options);
+    await this.transport.call('post', '/v1/sessions/{id}/questions/{question_id}/reject', { ...this.at, question_id: questionId }, options);
   }
 
   /** Asks the agent to stop the running turn (202); the turn ends with reason `interrupted`. 409 `no_turn_running` when idle. */
   async interrupt(options: CallOptions = {}): Promise<void> {
-    await this.transport.json('POST', `${this.path}/interrupt`, options);
+    await this.transport.call('post', '/v1/sessions/{id}/interrupt', this.at, options);
   }
 
   /** Kills the agent; the session ends (`session.ended` terminated) and stays readable until deleted. Idempotent. */
   async terminate(options: CallOptions = {}): Promise<void> {
-    await this.transport.json('POST', `${this.path}/terminate`, options);
+    await this.transport.call('post', '/v1/sessions/{id}/terminate', this.at, options);
   }
 
   /** Terminates the session if live, then forgets it and its log. */
   async delete(options: CallOptions = {}): Promise<void> {
-    await this.transport.json('DELETE', this.path, options);
+    await this.transport.call('delete', '/v1/sessions/{id}', this.at, options);
   }
 }
 

@@ -3,6 +3,7 @@
 // code runs in Node ≥ 20 and in browsers.
 import { Cancel } from './cancel.js';
 import { AgentwireError, errorFromResponse } from './errors.js';
+import { fillPath, type Answer, type Method, type Operation, type PathParams, type PathWith, type Query, type RequestBody } from './paths.js';
 import type { CallOptions } from './types.js';
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -27,6 +28,9 @@ export interface RequestOptions extends CallOptions {
   accept?: string;
 }
 
+/** A call of one operation: its body and query typed by the document. */
+export type OperationOptions<O> = CallOptions & { body?: RequestBody<O>; query?: Query<O> };
+
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** Creating (or forking) a session waits for its agent to start, and may first install its CLI (autoInstall). */
 export const CREATE_TIMEOUT_MS = 300_000;
@@ -38,6 +42,15 @@ export class Transport {
   constructor(private readonly options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /**
+   * One operation of openapi.json, named by its method and path key, its path parameters filled
+   * in: `call('post', '/v1/sessions/{id}/fork', { id }, { body })`. Body, query and answer are the
+   * generated types (paths.ts), so a call the document does not describe does not compile.
+   */
+  call<M extends Method, P extends PathWith<M>>(method: M, path: P, params: PathParams<P>, options: OperationOptions<Operation<P, M>> = {}): Promise<Answer<Operation<P, M>>> {
+    return this.json(method.toUpperCase(), fillPath(path, params), options as RequestOptions);
   }
 
   /** A request whose answer is JSON (or nothing, for 204/202). */
@@ -103,9 +116,4 @@ export class Transport {
     const search = params.toString();
     return `${this.baseUrl}${path}${search ? `?${search}` : ''}`;
   }
-}
-
-/** A path segment, escaped (session ids are restricted by the daemon, permission ids are the agent's). */
-export function seg(value: string): string {
-  return encodeURIComponent(value);
 }

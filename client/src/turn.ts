@@ -9,7 +9,8 @@ import { Cancel } from './cancel.js';
 import { AgentwireError } from './errors.js';
 import type { Session } from './session.js';
 import { ndjsonLines } from './streams.js';
-import { seg, type Transport } from './transport.js';
+import { fillPath } from './paths.js';
+import type { Transport } from './transport.js';
 import type {
   CallOptions,
   Delivery,
@@ -126,7 +127,7 @@ export async function runTurn(session: Session, transport: Transport, body: Mess
     const opened = new Cancel(cancel.signal);
     try {
       opened.arm(options.requestTimeoutMs ?? transport.timeoutMs);
-      const response = await transport.stream('POST', `/v1/sessions/${seg(session.id)}/messages/stream`, {
+      const response = await transport.stream('POST', fillPath('/v1/sessions/{id}/messages/stream', { id: session.id }), {
         body,
         accept: 'application/x-ndjson',
         query: { include_raw: options.includeRaw ? true : undefined },

@@ -33,7 +33,7 @@ const acpWebSocket = route({
   method: 'get', path: '/v1/acp', operationId: 'acpWebSocket', tag: 'acp', auth: 'bearer-or-query-token',
   summary: 'Agent Client Protocol over WebSocket: upgrade, then one JSON-RPC message per text frame',
   description:
-    'The daemon as an ACP agent (protocol version 1) for any ACP client: initialize, session/new, session/load (replays the stored events; `_meta.agentwire.after_sequence` resumes after a sequence), session/list, session/prompt, session/cancel, session/set_mode. Every session/update carries `_meta.agentwire.sequence`. See docs/acp-server.md. A GET without an upgrade is a 400.',
+    'The daemon as an ACP agent (protocol version 1) for any ACP client: initialize, session/new, session/load (replays the stored events; `_meta.agentwire.after_sequence` resumes after a sequence), session/resume (no replay), session/list, session/prompt (a failed turn is a JSON-RPC error), session/cancel, session/set_mode, session/close. Every session/update carries `_meta.agentwire.sequence`. A session made here ends when its client closes it or goes away for good, or after --acp-reconnect-grace without a reconnect, or idle past --acp-idle-ttl, unless made with `_meta.agentwire.keep`. See docs/acp-server.md. A GET without an upgrade is a 400.',
   query: { schema: AcpQuery, document: z.object({ agent: AgentId.optional().openapi({ description: 'The agent of sessions created on this connection (default claude)' }) }) },
   ok: { 101: empty('Switching Protocols: the connection is now a WebSocket carrying ACP') },
   errors: ['invalid_request', 'agent_not_available'],

@@ -12,8 +12,10 @@ const REALM = 'agentwire';
 /**
  * - `open`: an API route anyone may call (health, for load balancers); it answers while draining.
  * - `bearer`: `Authorization: Bearer <token>`.
- * - `bearer-or-query-token`: the header, or `?token=` (the streams: a browser EventSource cannot
- *   send headers).
+ * - `bearer-or-query-token`: the header, or `?token=`: only the GET event streams and the ACP
+ *   WebSocket, which a browser opens with an EventSource or a WebSocket, neither of which can send
+ *   headers. Nothing else takes it (a POST is sent by fetch, which can), so it never lands in a
+ *   URL, and a log, for nothing.
  * - `public`: a static file of the inspector, which holds no data: the page must load to ask for
  *   the token. Not an API operation, so not in the document.
  * The OpenAPI document's `security` is derived from the same class (src/openapi/cross-cutting.ts).

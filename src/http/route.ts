@@ -20,7 +20,7 @@ import { noBody, parse } from './validate.js';
 
 /** The document's groups of operations, in the order it lists them. */
 export const TAGS = [
-  { name: 'acp', description: 'agentwire as an Agent Client Protocol agent, over a WebSocket (docs/acp-server.md)' },
+  { name: 'acp', description: 'agentwire as an Agent Client Protocol agent, over a WebSocket: `GET /v1/acp` with `Upgrade: websocket`, described under `x-websockets`, not `paths`, so that generators make no plain GET of it (docs/acp-server.md)' },
   { name: 'agents', description: 'The agent CLIs this daemon can run: discovery, install, models and modes' },
   { name: 'daemon', description: 'Health, metrics and this document' },
   { name: 'events', description: "Reading a session's event log, or every session's through the daemon-wide feed: poll, or stream with SSE" },

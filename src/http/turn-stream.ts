@@ -41,7 +41,7 @@ const TURN_STOPS = new Set<UniversalEvent['type']>([
 ]);
 
 export const postMessageStream = route({
-  method: 'post', path: '/v1/sessions/:id/messages/stream', operationId: 'postMessageStream', tag: 'sessions', auth: 'bearer-or-query-token',
+  method: 'post', path: '/v1/sessions/:id/messages/stream', operationId: 'postMessageStream', tag: 'sessions', auth: 'bearer',
   summary: "Send a message and stream the turn's events (SSE, or NDJSON with Accept: application/x-ndjson)",
   description: 'The stream starts with the turn\'s turn.started and is closed after turn.ended, permission.requested, question.requested, error or session.ended; follow the rest with streamEventsSse. With `delivery`, it runs from the moment the message is taken until the turn that runs it ends (for a queued message, the running turn comes first).',
   params: SessionPath,

@@ -19,7 +19,7 @@ export const SECURITY_SCHEMES = {
     in: 'query',
     name: 'token',
     description:
-      'The same token as `?token=`, accepted on the two streaming routes only, because a browser `EventSource` cannot send headers. Prefer the header: query strings end up in logs.',
+      'The same token as `?token=`, accepted on the two GET event streams only (and on the ACP WebSocket, under `x-websockets`), because a browser `EventSource` (or `WebSocket`) cannot send headers. Everywhere else a `?token=` is refused. Prefer the header: query strings end up in logs.',
   },
 } as const;
 

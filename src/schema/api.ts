@@ -7,7 +7,7 @@ import { UniversalEvent } from './events.js';
 import { Budget, UsageTotals } from './usage.js';
 import { Attachment, SessionIdParam } from './session-id.js';
 export { Attachment, SessionIdParam, SessionRef } from './session-id.js';
-import { z } from './zod.js';
+import { orNull, z } from './zod.js';
 
 // Values that end up in an agent's argv or environment: NUL cannot be passed to exec at all.
 const ArgText = z.string().min(1).max(4096).regex(/^[^\0]*$/, 'must not contain NUL characters');
@@ -133,14 +133,14 @@ export const SseQuery = z
     token: z.string().optional(),
   })
   .strict();
-/** POST …/messages/stream: the turn's events start at the message, so no cursor. */
+/** POST …/messages/stream: the turn's events start at the message, so no cursor. No `token`:
+ *  a POST never comes from an EventSource, and whatever sends it can send the header. */
 export const TurnStreamQuery = z
   .object({
     include_raw: boolish.optional(),
     includeRaw: boolish.optional(),
     abort_on_disconnect: boolish.optional(),
     abortOnDisconnect: boolish.optional(),
-    token: z.string().optional(),
   })
   .strict();
 
@@ -179,10 +179,10 @@ export const AgentInfo = z
     credentialsAvailable: z
       .boolean()
       .openapi({ description: "An API-key variable is set in the daemon's environment, or the CLI's own credential file exists" }),
-    capabilities: Capabilities.nullable().openapi({ description: 'null when this build has no adapter for the agent' }),
+    capabilities: orNull(Capabilities).openapi({ description: 'null when this build has no adapter for the agent' }),
     adapterAvailable: z.boolean().openapi({ description: 'This build can run sessions with the agent' }),
     pinnedVersion: z.string().nullable().openapi({ description: 'The CLI version this build is tested against and installs by default' }),
-    source: AgentSource.nullable().openapi({ description: 'null when not installed, or for an agent bundled with the daemon (mock)' }),
+    source: orNull(AgentSource).openapi({ description: 'null when not installed, or for an agent bundled with the daemon (mock)' }),
     warm: WarmInfo.optional().openapi({ description: 'The warm pool of this agent (--warm); all zero without one' }),
   })
   .openapi('AgentInfo');
@@ -262,3 +262,9 @@ export const Problem = z
   })
   .catchall(z.unknown())
   .openapi('Problem', { description: 'RFC 9457 problem details; context fields such as sessionId may follow' });
+
+/** The body of a route that takes none: absent, or `{}` (some clients always send a JSON body). */
+export const EmptyBody = z
+  .object({})
+  .strict()
+  .openapi('EmptyBody', { description: 'Nothing: this route takes no body, but an empty object is accepted (some clients always send one)' });

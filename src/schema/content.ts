@@ -1,5 +1,5 @@
 // Universal items and their content parts (docs/events.md, "Items").
-import { z } from './zod.js';
+import { orNull, z } from './zod.js';
 
 export const TextPart = z.object({ type: z.literal('text'), text: z.string() }).openapi('TextPart');
 export const JsonPart = z.object({ type: z.literal('json'), json: z.unknown() }).openapi('JsonPart');
@@ -60,7 +60,7 @@ export const UniversalItem = z
     native_item_id: z.string().nullable().openapi({ description: "The agent's own id for this item, when it has one" }),
     parent_id: z.string().nullable().openapi({ description: 'item_id of the message this tool item belongs to' }),
     kind: ItemKind,
-    role: ItemRole.nullable(),
+    role: orNull(ItemRole),
     content: z.array(ContentPart),
     status: ItemStatus,
   })

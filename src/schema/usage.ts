@@ -1,7 +1,7 @@
 // What a session has spent and what it may spend (docs/budgets.md): the data of `usage.updated`,
 // the running totals GET /v1/sessions/{id} returns, and the budget a session is created with or
 // given later. Tokens count as TokenUsage does: input_tokens includes cache reads and writes.
-import { z } from './zod.js';
+import { orNull, z } from './zod.js';
 
 const tokens = z.number().int().min(0);
 /** A change of a count: negative only when a turn's own total corrects what its steps reported. */
@@ -82,7 +82,7 @@ export const BudgetLimit = z.enum(['max_tokens', 'max_cost_usd', 'max_turns']);
 export type BudgetLimit = z.infer<typeof BudgetLimit>;
 
 export const UpdateSessionRequest = z
-  .object({ budget: Budget.nullable().openapi({ description: "The session's new budget; {} or null: none (the daemon's default no longer applies either)" }) })
+  .object({ budget: orNull(Budget).openapi({ description: "The session's new budget; {} or null: none (the daemon's default no longer applies either)" }) })
   .strict()
   .openapi('UpdateSessionRequest');
 export type UpdateSessionRequest = z.infer<typeof UpdateSessionRequest>;

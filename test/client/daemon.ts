@@ -3,6 +3,7 @@
 import { expect } from 'vitest';
 import { createClient, type AgentwireClient, type ClientOptions, type UniversalEvent } from '../../client/src/index.js';
 import { startDaemon, type DaemonProcess } from '../support/daemon-process.js';
+import { checkingFetch } from '../support/openapi-check.js';
 
 export interface ClientDaemon {
   daemon: DaemonProcess;
@@ -16,13 +17,15 @@ export interface ClientDaemon {
 /**
  * A daemon with `args` (memory store unless the test asks otherwise) and a client for it. The
  * client carries the token the daemon made for itself (the default); a token the test gave with
- * `--token` it must pass itself, so tests of a missing token keep a client without one.
+ * `--token` it must pass itself, so tests of a missing token keep a client without one. Its
+ * `fetch` checks every exchange against openapi.json (../support/openapi-check.ts), around the
+ * test's own `fetch` if it gives one.
  */
 export async function startClientDaemon(args: string[] = [], client: Partial<ClientOptions> = {}): Promise<ClientDaemon> {
   const { daemon, port, token } = await startDaemon(args.includes('--persist') ? args : ['--persist', 'off', ...args]);
   const baseUrl = `http://127.0.0.1:${port}`;
   const made = token !== undefined && !args.includes('--token');
-  return { daemon, port, baseUrl, token: made ? token : undefined, client: createClient({ baseUrl, ...(made ? { token } : {}), ...client }) };
+  return { daemon, port, baseUrl, token: made ? token : undefined, client: createClient({ baseUrl, ...(made ? { token } : {}), ...client, fetch: checkingFetch(client.fetch) }) };
 }
 
 export function expectNoUnparsed(events: UniversalEvent[]): void {

@@ -95,13 +95,20 @@ describe('bearer token', () => {
     expect(res.statusCode, res.body).toBe(status);
   });
 
-  it('accepts ?token= on the two streaming routes and the ACP WebSocket only', async () => {
+  it('accepts ?token= on the two GET event streams and the ACP WebSocket only', async () => {
     const a = await secured();
     await a.app.inject({ method: 'POST', url: '/v1/sessions/s1', headers: { ...auth, 'content-type': 'application/json' }, payload: '{"agent":"mock"}' });
     expectProblem(await a.app.inject({ method: 'GET', url: `/v1/sessions/s1/events?token=${TOKEN}` }), 401, 'unauthorized');
     // A cursor past the end answers before the stream opens, which shows the token was accepted.
     expectProblem(await a.app.inject({ method: 'GET', url: `/v1/sessions/s1/events/sse?token=${TOKEN}&offset=999` }), 400, 'offset_ahead');
-    const turn = await a.app.inject({ method: 'POST', url: `/v1/sessions/s1/messages/stream?token=${TOKEN}`, headers: { 'content-type': 'application/json' }, payload: '{"message":"Reply with exactly the single word OK."}' });
+    expectProblem(await a.app.inject({ method: 'GET', url: `/v1/events/sse?token=${TOKEN}&after=999999999` }), 400, 'offset_ahead');
+    // The POST turn stream never comes from an EventSource: the header only, and a token in its
+    // URL is refused even beside the header (it would end up in logs for nothing).
+    const message = { 'content-type': 'application/json' };
+    const payload = '{"message":"Reply with exactly the single word OK."}';
+    expectProblem(await a.app.inject({ method: 'POST', url: `/v1/sessions/s1/messages/stream?token=${TOKEN}`, headers: message, payload }), 401, 'unauthorized');
+    expectProblem(await a.app.inject({ method: 'POST', url: `/v1/sessions/s1/messages/stream?token=${TOKEN}`, headers: { ...auth, ...message }, payload }), 400, 'invalid_request');
+    const turn = await a.app.inject({ method: 'POST', url: '/v1/sessions/s1/messages/stream', headers: { ...auth, ...message }, payload });
     expect(turn.statusCode).toBe(200);
     expect(turn.body).toContain('"type":"turn.ended"');
     expectProblem(await a.app.inject({ method: 'GET', url: '/v1/sessions/s1/events/sse?token=wrong' }), 401, 'unauthorized');

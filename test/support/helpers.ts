@@ -4,9 +4,11 @@ import { expect } from 'vitest';
 import { buildApp, type App, type AppDeps } from '../../src/app.js';
 import type { UniversalEvent } from '../../src/schema/events.js';
 import { counterIds, steppingClock } from '../../src/util/deps.js';
+import { installOpenApiCheck } from './openapi-tap.js';
 
+/** An app for a test, its every answer checked against openapi.json (./openapi-tap.ts). */
 export async function makeApp(deps: AppDeps = {}): Promise<App> {
-  return buildApp({ ids: counterIds(), clock: steppingClock(), logger: false, ...deps });
+  return buildApp({ ids: counterIds(), clock: steppingClock(), logger: false, instrument: installOpenApiCheck, ...deps });
 }
 
 export async function post(app: App, url: string, body?: unknown) {

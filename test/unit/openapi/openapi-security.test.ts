@@ -14,7 +14,8 @@ const PARAMS: Record<string, string> = { id: 'no-such-session', agent: 'mock', p
 // The feed's stream has no path parameter to refuse: a cursor past its end is its early refusal (400).
 const QUERY: Record<string, string> = { '/v1/events/sse': 'after=999999999' };
 
-const operations = Object.entries(committed.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+// The WebSocket upgrades (`x-websockets`) too: a GET without the upgrade still passes the gate first.
+const operations = Object.entries({ ...committed.paths, ...committed['x-websockets'] } as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
   Object.entries(methods).map(([method, op]) => ({ method: method.toUpperCase() as 'GET' | 'POST' | 'DELETE', path, op })),
 );
 

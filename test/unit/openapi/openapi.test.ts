@@ -7,9 +7,10 @@ import { VERSION } from '../../../src/version.js';
 import { EVENT_TYPES } from '../../../src/schema/events.js';
 import { ERROR_CODES } from '../../../src/errors.js';
 
-/** Every operation of the committed document as [`method path`, operation]. */
+/** Every operation of the committed document as [`method path`, operation], the WebSocket
+ *  upgrades (`x-websockets`, kept out of `paths`) included. */
 function operations(): [string, Record<string, any>][] {
-  return Object.entries(committed.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+  return Object.entries({ ...committed.paths, ...committed['x-websockets'] } as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => [`${method} ${path}`, op] as [string, Record<string, any>]),
   );
 }
