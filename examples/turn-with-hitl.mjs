@@ -5,11 +5,11 @@
 //   npm run build -w client                # the client's dist/, which this import resolves to
 //   node examples/turn-with-hitl.mjs
 //
-// AGENTWIRE_URL and AGENTWIRE_TOKEN point it at another daemon.
+// AGENTWIRE_URL (or AGENTWIRE_PORT, as `agentwire acp` reads it) and AGENTWIRE_TOKEN point it at another daemon.
 import { AgentwireError, createClient } from 'agentwire-client';
 
 const client = createClient({
-  baseUrl: process.env.AGENTWIRE_URL ?? 'http://127.0.0.1:2468',
+  baseUrl: process.env.AGENTWIRE_URL ?? `http://127.0.0.1:${process.env.AGENTWIRE_PORT ?? 2468}`,
   token: process.env.AGENTWIRE_TOKEN, // undefined: no Authorization header
 });
 

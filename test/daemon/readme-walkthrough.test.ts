@@ -1,30 +1,21 @@
-// The README's curl walkthrough, run as written (issue 28): its ```sh block is read from README.md,
-// never copied here, and each command runs in bash against a real daemon, twice, with a restart in
-// between; what the README shows under a command (`# → …`) must be what it answers. The only
-// change made to a line is the port: 127.0.0.1:2468 becomes the test daemon's own. The commands
-// run where the built daemon is (the shared install has the clone's layout: bin/agentwire.js,
-// dist/), with AGENTWIRE_DATA_DIR naming the daemon's data dir, so `agentwire token` reads its token.
-// A person waits before some steps; the test does what that person does: a command whose comment
-// says Ctrl-C is stopped once it has shown what the README says, and a GET is run again (as
-// "run it again until …" asks) until it shows it, for at most 10 s. Every other command runs once.
-import { spawn } from 'node:child_process';
+// The README's curl walkthrough, run as written (issue 28), twice, with a restart in between: its
+// ```sh block is read from README.md, never copied here, and each command runs in sh against a
+// real daemon; what the README shows under a command (`# → …`) must be what it answers. The runner
+// is the one every docs example goes through (test/support/doc-examples.ts: the port rewritten,
+// Ctrl-C, a GET run again until it shows its answer); test/daemon/docs-examples.test.ts runs the
+// block once with the others. This file adds what only the walkthrough promises: it runs again
+// after a restart on the same data dir. The commands run where the built daemon is (the shared
+// install has the clone's layout: bin/agentwire.js, dist/), with AGENTWIRE_DATA_DIR naming the
+// daemon's data dir, so `agentwire token` reads its token.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, killDaemons, removeInstall, setUpInstall, sharedInstallDir, startDaemon, type DaemonProcess } from '../support/daemon-process.js';
+import { runStep, shows, steps, type Step } from '../support/doc-examples.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const PATIENCE_MS = 10_000;
-
-interface Step {
-  /** The comment lines above it, for messages and for "Ctrl-C". */
-  comment: string;
-  command: string;
-  /** Each `# →` line under it: `…` stands for anything. */
-  expected: string[];
-}
 
 /** The walkthrough's steps, from the first ```sh block after its heading. */
 function walkthrough(): Step[] {
@@ -32,79 +23,7 @@ function walkthrough(): Step[] {
   const section = readme.slice(readme.indexOf('## A walkthrough with curl'));
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
   if (!block) throw new Error('README.md has no ```sh block under "## A walkthrough with curl"');
-  const steps: Step[] = [];
-  let comment = '';
-  let pending = '';
-  for (const line of block.split('\n')) {
-    if (pending) {
-      pending += `\n${line}`;
-      if (!line.endsWith('\\')) steps.push({ comment, command: pending, expected: [] }), (pending = ''), (comment = '');
-    } else if (line.startsWith('# → ')) steps.at(-1)!.expected.push(line.slice('# → '.length));
-    else if (line.startsWith('#')) comment += `${line}\n`;
-    else if (line.trim() !== '') {
-      if (line.endsWith('\\')) pending = line;
-      else steps.push({ comment, command: line, expected: [] }), (comment = '');
-    }
-  }
-  return steps;
-}
-
-/** Whether `output` shows every expected line, in order, `…` matching anything. */
-function shows(output: string, expected: string[]): boolean {
-  let at = 0;
-  for (const fragment of expected.flatMap((line) => line.split('…'))) {
-    if (fragment === '') continue;
-    const found = output.indexOf(fragment, at);
-    if (found < 0) return false;
-    at = found + fragment.length;
-  }
-  return true;
-}
-
-/** Runs one command in bash; with `until`, stops it (as Ctrl-C would) once `until(output)` holds. */
-function bash(command: string, env: Record<string, string>, until?: (output: string) => boolean): Promise<{ output: string; code: number | null }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', command], { cwd: sharedInstallDir(), env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const stop = () => {
-      try {
-        process.kill(-child.pid!, 'SIGINT');
-      } catch {
-        // already gone
-      }
-    };
-    const timer = setTimeout(stop, until ? PATIENCE_MS : 60_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (until?.(output)) stop();
-    });
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ output, code });
-    });
-  });
-}
-
-async function runStep(step: Step, env: Record<string, string>, port: number): Promise<string> {
-  const command = step.command.replaceAll('127.0.0.1:2468', `127.0.0.1:${port}`);
-  const exported = /^export (\w+)=/.exec(command);
-  if (exported) {
-    const { output, code } = await bash(`${command}\nprintf '%s' "$${exported[1]}"`, env);
-    expect(code, `${command}: ${output}`).toBe(0);
-    env[exported[1]!] = output;
-    return output;
-  }
-  if (step.comment.includes('Ctrl-C')) return (await bash(command, env, (out) => shows(out, step.expected))).output;
-  const isGet = !/\s-X\s/.test(command);
-  const deadline = Date.now() + PATIENCE_MS;
-  for (;;) {
-    const { output, code } = await bash(command, env);
-    if (code === 0 && shows(output, step.expected)) return output;
-    if (!isGet || Date.now() > deadline) return output;
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  return steps(block);
 }
 
 let dataDir: string;
@@ -140,8 +59,9 @@ describe("the README's walkthrough", () => {
       const port = await daemon.port();
       const env: Record<string, string> = { ...cleanEnv(), AGENTWIRE_DATA_DIR: dataDir };
       for (const step of walkthrough()) {
-        const output = await runStep(step, env, port);
+        const { output, code } = await runStep(step, { cwd: sharedInstallDir(), env, port });
         expect(shows(output, step.expected), `${step.command}\nanswered:\n${output.slice(0, 2000)}\nexpected:\n${step.expected.join('\n')}`).toBe(true);
+        expect(code, `${step.command}: ${output}`).toBe(0);
         expect(output).not.toContain('agent.unparsed');
       }
       expect(env.AGENTWIRE_TOKEN).toMatch(/^[A-Za-z0-9_-]{43}$/);
