@@ -1,5 +1,5 @@
 // The durable store: one SQLite file (`<data-dir>/agentwire.db`) through better-sqlite3, the only
-// code with SQL in it besides migrations.ts, retention.ts, session-drop.ts and write-batcher.ts.
+// code with SQL in it besides migrations.ts, retention.ts, session-drop.ts and batch-sql.ts.
 // Here: opening the file (the data-dir lock, the pragmas, the schema), reads, deletes, retention.
 // Writes go through write-batcher.ts: staged, committed once per tick, retried while failing.
 import { openDatabase, type Database as Db } from './sqlite-binding.js';

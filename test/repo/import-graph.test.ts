@@ -24,7 +24,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['sessions/'],
   ['acp-server/', 'http/'],
   ['openapi/'],
-  ['app.ts', 'daemon-token.ts', 'startup-failure.ts', 'startup-warnings.ts', 'token-command.ts', 'install-command.ts', 'npm-launcher.ts', 'acp-command.ts', 'acp-bridge.ts'],
+  ['app.ts', 'daemon-token.ts', 'startup-failure.ts', 'startup-warnings.ts', 'token-command.ts', 'install-command.ts', 'npm-launcher.ts', 'acp-command.ts', 'acp-bridge.ts', 'acp-bridge-resume.ts'],
   ['main.ts'],
 ];
 
