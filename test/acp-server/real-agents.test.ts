@@ -18,6 +18,9 @@ import { expectNoUnparsed, makeApp, waitFor } from '../support/helpers.js';
 import { makeSandbox, type Sandbox } from '../support/sandbox.js';
 import { cleanEnv, installDir, removeInstall, setUpInstall } from '../support/daemon-process.js';
 import { connectStdio, connectWs, type AcpTestClient } from './acp-client.js';
+import { needAgents } from '../support/test-agents.js';
+
+needAgents(['claude', 'codex']);
 
 const TOKEN = 'acp-real-agents-token-0123456789';
 let app: App;

@@ -12,6 +12,9 @@ import { AgentList, type AgentInfo } from '../../src/schema/api.js';
 import { VERSION } from '../../src/version.js';
 import { makeApp, post } from '../support/helpers.js';
 import { expectProblem } from '../support/http-problems.js';
+import { needAgents } from '../support/test-agents.js';
+
+needAgents();
 
 const scratch = mkdtempSync(join(tmpdir(), 'agentwire-agents-api-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

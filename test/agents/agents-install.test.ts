@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { needAgents } from '../support/test-agents.js';
 import {
   defaultAgentsDir,
   InstallError,
@@ -44,7 +45,8 @@ describe('pinned agent table', () => {
   });
 });
 
-describe('installed agent CLIs (installed by `npm run agents:install`, which .ci/run runs first)', () => {
+describe('installed agent CLIs (installed for this suite on first use, test/support/test-agents.ts)', () => {
+  needAgents();
   const dir = defaultAgentsDir();
   const home = mkdtempSync(join(tmpdir(), 'agentwire-cli-home-'));
   afterAll(() => rmSync(home, { recursive: true, force: true }));
@@ -54,7 +56,7 @@ describe('installed agent CLIs (installed by `npm run agents:install`, which .ci
     it(`${agent}: ${pkg}@${version} is installed and --version prints ${version}`, async () => {
       const installed = await resolveInstalled({ agent, dir });
       if (!installed) {
-        expect.fail(`${agent} CLI ${pkg}@${version} is not installed in ${dir}. Run \`npm run agents:install\` (AGENTWIRE_AGENTS_DIR chooses the directory).`);
+        expect.fail(`${agent} CLI ${pkg}@${version} is not installed in ${dir} (AGENTWIRE_AGENTS_DIR chooses the directory).`);
       }
       expect(installed.version).toBe(version);
       // A throwaway HOME: some CLIs write config and logs there even for --version.

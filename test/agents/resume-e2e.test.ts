@@ -25,6 +25,9 @@ import { makeSandbox, type Sandbox } from '../support/sandbox.js';
 import { expectNoUnparsed, getEvents, makeApp, post, waitFor } from '../support/helpers.js';
 import { expectProblem } from '../support/http-problems.js';
 import { processes } from '../support/procs.js';
+import { needAgents } from '../support/test-agents.js';
+
+needAgents(['claude', 'codex', 'opencode', 'gemini', 'qwen']);
 
 const SID = 'kept';
 const FIRST = 'Reply with exactly the single word FIRST.';

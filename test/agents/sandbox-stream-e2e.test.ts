@@ -15,6 +15,9 @@ import { portOf } from '../support/sse-client.js';
 import { claudeEnv } from './claude/harness.js';
 import { codexSessionEnv } from './codex/codex-session.js';
 import { e2eEnv as opencodeEnv } from './opencode/harness.js';
+import { needAgents } from '../support/test-agents.js';
+
+needAgents(['claude', 'opencode']);
 
 let sandbox: Sandbox;
 let fake: FakeModel;

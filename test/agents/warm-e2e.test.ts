@@ -20,6 +20,9 @@ import { opencodeConfig, seedConfigDir } from './opencode/harness.js';
 import type { Sandbox } from '../support/sandbox.js';
 import { expectNoUnparsed, getEvents, post, waitFor } from '../support/helpers.js';
 import { allGone } from '../support/procs.js';
+import { needAgents } from '../support/test-agents.js';
+
+needAgents(['claude', 'codex', 'opencode']);
 
 const REPLY = 'Hello from the fake model, to a pooled session.';
 const r = e2eResources();

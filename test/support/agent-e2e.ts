@@ -13,6 +13,8 @@ import type { UniversalEvent } from '../../src/schema/events.js';
 import { startFakeModel, type FakeModel, type FakeModelOptions, type Scenario } from '../fake-model/server.js';
 import { createMock, getEvents, makeApp, post } from './helpers.js';
 import { makeSandbox, type Sandbox } from './sandbox.js';
+import { needAgents } from './test-agents.js';
+import { INSTALLABLE_AGENTS, type InstallableAgentId } from '../../src/agents/versions.js';
 
 /** The resources of one test, closed after it in this order: app, fake model, sandbox. */
 export interface E2EResources {
@@ -82,6 +84,8 @@ export interface AgentE2ESpec {
   sandboxName?: string;
   /** false: no fake model (an agent whose turns need no model of ours, such as Amp's stand-in). */
   fakeModel?: boolean;
+  /** false: the file runs a stand-in, not the pinned CLI, so nothing is installed for it. */
+  pinnedCli?: boolean;
   /** Run on the new sandbox before the fake model starts (files the CLI reads at start). */
   prepare?(sandbox: Sandbox): void;
   /** The app's deps besides `baseDir` (the sandbox's work dir). */
@@ -127,6 +131,8 @@ export interface AgentE2E extends E2EResources {
 
 /** The runner for one agent's end-to-end file: call it at the top of the file (it adds an afterEach). */
 export function agentE2E(spec: AgentE2ESpec): AgentE2E {
+  // The pinned CLI, installed once before the file's tests (test/support/test-agents.ts).
+  if (spec.pinnedCli !== false && (INSTALLABLE_AGENTS as readonly string[]).includes(spec.agent)) needAgents([spec.agent as InstallableAgentId]);
   const r = e2eResources();
   async function start(opts: StartOptions = {}): Promise<Started> {
     const sandbox = r.makeSandbox(spec.sandboxName ?? `${spec.agent}-e2e`);

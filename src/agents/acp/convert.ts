@@ -11,6 +11,7 @@
 // tool_call_update (convert-tools.ts), plan, available_commands_update, current_mode_update as
 // status items, usage_update into turn.ended metadata, and any other well-formed update as a status
 // item labelled with its kind: never agent.unparsed for what parses.
+import { isAuthStatus, notAuthenticated } from '../auth-error.js';
 import type { TokenUsage, TurnEndedMetadata } from '../../schema/turn.js';
 import { tokenUsage } from '../token-usage.js';
 import type { Converter, Draft } from '../types.js';
@@ -55,6 +56,8 @@ const ABNORMAL_STOPS: Readonly<Record<string, string>> = {
 export interface AcpConverterOptions {
   /** The new session's id in the answer to the agent's own fork request (AcpForkMethod.sessionId). */
   forkedSessionId?: ((result: unknown) => string | undefined) | undefined;
+  /** The agent's id, for an authentication failure's message (auth-error.ts). */
+  agent?: string | undefined;
 }
 
 export function createAcpConverter(options: AcpConverterOptions = {}): Converter<AcpState> {
@@ -84,7 +87,7 @@ function convertMessage(state: AcpState, native: unknown, options: AcpConverterO
   if (hasId) {
     const res = Response.safeParse(native);
     if (!res.success || (!('result' in native) && !('error' in native))) return { state, events: [unparsed('malformed response', native)] };
-    return res.data.error ? errorResponse(state, res.data.error) : response(state, res.data.result, options);
+    return res.data.error ? errorResponse(state, res.data.error, options.agent) : response(state, res.data.result, options);
   }
   return { state, events: [unparsed('neither a request, a notification nor a response', native)] };
 }
@@ -191,10 +194,22 @@ function response(state: AcpState, result: unknown, options: AcpConverterOptions
   return { state, events: [] };
 }
 
+/** ACP's own "authentication required" (-32000), or the model's HTTP 401 passed on as the error's
+ *  code (Gemini CLI, Qwen Code) or in its text (Google's UNAUTHENTICATED status). */
+function refusedCredentials(error: { code?: number | undefined; message?: string | undefined }, detail: string | undefined): boolean {
+  return error.code === -32000 || isAuthStatus(error.code) || /"status":\s*"UNAUTHENTICATED"|\b401 Unauthorized\b/.test(error.message ?? '') || /^401\b/.test(detail ?? '');
+}
+
+/** Qwen Code answers "Internal error" and puts the provider's words in data.details ("401 …"). */
+const errorDetail = (data: unknown): string | undefined =>
+  isObject(data) && typeof data.details === 'string' ? data.details : undefined;
+
 /** An error answer. After start-up the only request we send is session/prompt: it ends the turn. */
-function errorResponse(state: AcpState, error: { code?: number | undefined; message?: string | undefined; data?: unknown }): Out {
+function errorResponse(state: AcpState, error: { code?: number | undefined; message?: string | undefined; data?: unknown }, agent = 'the agent'): Out {
   const message = error.message ?? 'the agent answered with an error';
-  const draft: Draft = { type: 'error', data: { message, code: 'acp_error', details: defined({ code: error.code, data: error.data }) } };
+  const details = defined({ code: error.code, data: error.data });
+  const detail = errorDetail(error.data);
+  const draft: Draft = refusedCredentials(error, detail) ? notAuthenticated(agent, detail ?? message, { native_code: 'acp_error', ...details }) : { type: 'error', data: { message, code: 'acp_error', details } };
   const ended = endTurn(state, 'error', undefined);
   return { state: ended.state, events: [draft, ...ended.events] };
 }

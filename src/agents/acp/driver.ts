@@ -39,7 +39,7 @@ export function createAcpDriver(definition: AcpAgentDefinition, limits: ProcessL
     get capabilities(): Capabilities {
       return { ...acpBaseCapabilities, ...definition.capabilities, ...announced };
     },
-    converter: createAcpConverter({ forkedSessionId: definition.fork?.sessionId }),
+    converter: createAcpConverter({ forkedSessionId: definition.fork?.sessionId, agent: definition.id }),
     modes: definition.modes ?? [{ id: 'default', name: 'Default', description: "The agent's own default mode" }],
     permissionModes: definition.permissionModes ?? ['default'],
     models: definition.models ?? { models: [] },

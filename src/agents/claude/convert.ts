@@ -4,6 +4,7 @@
 // A response streams as stream_event lines (message_start … message_stop) with one `assistant` line
 // per content block in between; the message completes at message_stop with its non-tool blocks.
 // Steered messages (command_lifecycle lines, and the `result` a steer holds back) are in convert-steer.ts.
+import { notAuthenticated } from '../auth-error.js';
 import { fromAnthropic } from '../token-usage.js';
 import { guardedConverter } from '../unparsed.js';
 import type { ContentPart } from '../../schema/events.js';
@@ -268,6 +269,11 @@ function user(state: ClaudeState, line: LineOf<'user'>): Out {
   return { state, events };
 }
 
+/** How Claude Code words a missing or refused credential in its result line (subtype `success`,
+ *  is_error true): "Not logged in · Please run /login", "Invalid API key · Fix external API key",
+ *  an expired or revoked OAuth token. */
+const CLAUDE_AUTH_FAILURE = /not logged in|please run \/login|invalid api key|oauth token (?:has expired|was revoked)|invalid bearer token/i;
+
 function result(state: ClaudeState, line: LineOf<'result'>): Out {
   const ok = line.subtype === 'success' && line.is_error !== true;
   const events: Draft[] = Object.entries(state.open).map(([id, parts]) => ({
@@ -276,7 +282,8 @@ function result(state: ClaudeState, line: LineOf<'result'>): Out {
   }));
   if (line.is_error === true || line.subtype !== 'success') {
     const message = line.result ?? (line.errors?.length ? line.errors.join('\n') : line.subtype);
-    events.push({ type: 'error', data: { message, code: `claude_${line.subtype}` } });
+    const code = `claude_${line.subtype}`;
+    events.push(CLAUDE_AUTH_FAILURE.test(message) ? notAuthenticated('claude', message, { native_code: code }) : { type: 'error', data: { message, code } });
   }
   // A steered message still queued runs as the CLI's next turn, which goes on the daemon's turn.
   if (holdsTurn(state.steer)) return { state: { ...state, current: null, open: {}, tools: {}, subagentMessages: {} }, events };

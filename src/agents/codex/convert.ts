@@ -2,6 +2,7 @@
 // Pure (rule: Pure converters). Three kinds of message: notifications (`method`, no `id`), server requests
 // (`method` + `id`: approvals and user input, convert-hitl.ts) and responses to our own requests
 // (`id`, no `method`: only the thread/start answer means anything here). Items: convert-items.ts.
+import { isAuthStatus, notAuthenticated } from '../auth-error.js';
 import type { Converter, Draft, DraftItem } from '../types.js';
 import { unparsedDraft, guardedConverter } from '../unparsed.js';
 import { serverRequest } from './convert-hitl.js';
@@ -165,6 +166,7 @@ function notification(state: CodexState, method: string, params: unknown, native
       if (!p.success) return bad('malformed params');
       const { error, willRetry } = p.data;
       const details = defined({ willRetry, codexErrorInfo: error.codexErrorInfo, additionalDetails: error.additionalDetails });
+      if (!willRetry && refused(error.codexErrorInfo)) return { state, events: [notAuthenticated('codex', error.message, { native_code: 'codex_error', ...details })] };
       return { state, events: [{ type: 'error', data: { message: error.message, code: 'codex_error', details } }] };
     }
   }
@@ -242,7 +244,8 @@ function turnCompleted(state: CodexState, params: unknown, native: unknown): Out
   const events: Draft[] = [];
   if (status === 'failed') {
     const details = defined({ native_turn_id: id, codexErrorInfo: error?.codexErrorInfo, additionalDetails: error?.additionalDetails });
-    events.push({ type: 'error', data: { message: error?.message ?? 'turn failed', code: 'codex_turn_failed', details } });
+    const message = error?.message ?? 'turn failed';
+    events.push(refused(error?.codexErrorInfo) ? notAuthenticated('codex', message, { native_code: 'codex_turn_failed', ...details }) : { type: 'error', data: { message, code: 'codex_turn_failed', details } });
   }
   const reason = status === 'completed' ? 'completed' : status === 'interrupted' ? 'interrupted' : 'error';
   // `thread_token_usage` keeps Codex's own counts (thread totals, latest request, context window).
@@ -273,3 +276,11 @@ function defined(record: Record<string, unknown>): Record<string, unknown> {
 }
 
 export const unparsed = (error: string, native: unknown): Draft => unparsedDraft(LOCATION, error, native);
+
+/** Codex's error info names the failure's kind with the HTTP status inside, whichever kind it is
+ *  ({httpConnectionFailed: {httpStatusCode: 401}}, {responseStreamDisconnected: …}, …); a 401 is
+ *  the provider refusing the key. */
+function refused(info: unknown): boolean {
+  if (typeof info !== 'object' || info === null) return false;
+  return Object.values(info).some((v) => typeof v === 'object' && v !== null && isAuthStatus((v as { httpStatusCode?: unknown }).httpStatusCode));
+}

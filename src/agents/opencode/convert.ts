@@ -6,6 +6,7 @@
 //
 // Turns: the daemon opens a turn when it sends the prompt (nativeTurnStart false: `session.status`
 // busy comes several times a turn); `session.idle` ends it, once (it follows `session.status` idle).
+import { isAuthStatus, notAuthenticated } from '../auth-error.js';
 import type { PermissionEventData, QuestionEventData } from '../../schema/events.js';
 import type { Converter, Draft, DraftItem } from '../types.js';
 import { unparsedDraft, guardedConverter } from '../unparsed.js';
@@ -180,7 +181,11 @@ function convertTyped(state: OpencodeState, type: string, properties: Record<str
       const error = p.data.error;
       if (error?.name === 'MessageAbortedError') return { state: { ...state, aborted: true }, events: [] };
       const message = typeof error?.data?.message === 'string' ? error.data.message : (error?.name ?? 'unknown error');
-      const events: Draft[] = [{ type: 'error', data: { message, code: `opencode_${error?.name ?? 'error'}`, details: defined({ name: error?.name, ...error?.data }) } }];
+      const code = `opencode_${error?.name ?? 'error'}`;
+      const details = defined({ name: error?.name, ...error?.data });
+      // ProviderAuthError: no key for the provider at all; an APIError with 401: the key was refused.
+      const auth = error?.name === 'ProviderAuthError' || isAuthStatus(error?.data?.statusCode);
+      const events: Draft[] = [auth ? notAuthenticated('opencode', message, { native_code: code, ...details }) : { type: 'error', data: { message, code, details } }];
       // A prompt refused before it ran (unknown agent or model) never gets busy, nor idle: the turn ends here.
       if (!state.busy) events.push({ type: 'turn.ended', data: { metadata: { reason: 'error' } } });
       return { state: { ...state, failed: true }, events };

@@ -12,6 +12,7 @@ import { geminiDefinition } from '../../../src/agents/gemini/definition.js';
 import { qwenDefinition } from '../../../src/agents/qwen/definition.js';
 import { recordAcp, type AcpCli, type AcpRecording, type RpcMessage } from './harness.js';
 import { SCENARIOS } from '../../support/scenarios.js';
+import { needAgents } from '../../support/test-agents.js';
 
 const AGENTS = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RECORD = !!process.env.RECORD_FIXTURES;
@@ -81,6 +82,7 @@ const EFFECTS: Record<string, (r: AcpRecording) => void> = {
 
 export function acpHarness(cli: AcpCli): void {
   describe(`${cli.agent} --acp (real CLI, fake model)`, () => {
+    needAgents([cli.agent]);
     for (const scenario of SCENARIOS) {
       // These scenarios drive the CLI itself, not the daemon, and compare its whole stream with a
       // recording. Qwen Code 0.24.4 reported a fast `echo`'s output as "(empty)" (its shell settles

@@ -12,8 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { dirname, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AcpAgentDefinition } from '../../../src/agents/acp/definition.js';
-import { defaultAgentsDir, resolveInstalled } from '../../../src/agents/install.js';
-import { PINNED_AGENTS } from '../../../src/agents/versions.js';
+import { testAgentExecutable } from '../../support/test-agents.js';
 import { startFakeModel, type FakeModel, type RequestLogEntry, type Scenario } from '../../fake-model/server.js';
 import { normalizeAcpTranscript, type AcpEntry } from './harness-normalize.js';
 import { makeSandbox, type Sandbox } from '../../support/sandbox.js';
@@ -69,9 +68,7 @@ export interface AcpRecording {
 const TIMEOUT_MS = 90_000;
 
 export async function acpExecutable(agent: AcpCli['agent']): Promise<string> {
-  const installed = await resolveInstalled({ agent });
-  if (!installed) throw new Error(`${agent} ${PINNED_AGENTS[agent].version} is not installed in ${defaultAgentsDir()}. Run \`npm run agents:install\``);
-  return installed.path;
+  return testAgentExecutable(agent);
 }
 
 /** The model's steps as this CLI needs them: write paths absolute, shell commands settled. */

@@ -23,6 +23,7 @@ const e2e = agentE2E({
   agent: 'amp',
   sid: SID,
   fakeModel: false,
+  pinnedCli: false,
   app: () => ({ config: { ampBin: STANDIN } }),
   env: ({ sandbox }) => ({ ...sandbox.env, AMP_API_KEY: 'sgamp_standin', AMP_STANDIN_HOME: join(sandbox.root, 'threads'), AMP_STANDIN_STDIN_TIMEOUT_MS: '3000' }),
 });

@@ -12,20 +12,21 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DelegateServer } from '../../../src/agents/amp/delegate-server.js';
 import { writeSessionFiles } from '../../../src/agents/amp/settings.js';
-import { resolveInstalled } from '../../../src/agents/install.js';
+import { testAgentExecutable } from '../../support/test-agents.js';
 import { PINNED_AGENTS } from '../../../src/agents/versions.js';
 import { eventsUntil, expectWellFormedTurn, sendTurn } from '../../support/e2e-turns.js';
 import { makeSandbox } from '../../support/sandbox.js';
 import { makeApp, post } from '../../support/helpers.js';
+import { needAgents } from '../../support/test-agents.js';
+
+needAgents(['amp']);
 
 const STANDIN = new URL('../../support/amp-standin/amp', import.meta.url).pathname;
 const sandbox = makeSandbox('amp-live');
 afterAll(() => sandbox.cleanup());
 
 async function realAmp(): Promise<string> {
-  const installed = await resolveInstalled({ agent: 'amp' });
-  if (!installed) throw new Error('The pinned Amp CLI is not installed. Run `npm run agents:install`.');
-  return installed.path;
+  return testAgentExecutable('amp');
 }
 
 /** Runs an executable like the driver does (stdin closed, a throwaway home, a dummy key). */

@@ -13,6 +13,9 @@ import { eventsUntil, expectWellFormedTurn, lastSequence, sendTurn } from '../..
 import { expectNoUnparsed, getEvents, makeApp, post, waitFor } from '../../support/helpers.js';
 import { makeSandbox, type Sandbox } from '../../support/sandbox.js';
 import { claudeEnv } from './harness.js';
+import { needAgents } from '../../support/test-agents.js';
+
+needAgents(['claude']);
 
 // run_in_background false: 2.1.330 runs sub-agents in the background unless told otherwise, and
 // the turn would end before the sub-agent's work (docs/claude.md, "Sub-agents").

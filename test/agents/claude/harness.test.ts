@@ -8,6 +8,9 @@ import { describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../fake-model/server.js';
 import { recordClaude, type ClaudeLine, type ClaudeRecording } from './harness.js';
 import { SCENARIOS, type HarnessScenario } from '../../support/scenarios.js';
+import { needAgents } from '../../support/test-agents.js';
+
+needAgents(['claude']);
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'recorded');
 const RECORD = !!process.env.RECORD_FIXTURES;

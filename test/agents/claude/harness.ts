@@ -17,8 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
-import { defaultAgentsDir, resolveInstalled } from '../../../src/agents/install.js';
-import { PINNED_AGENTS } from '../../../src/agents/versions.js';
+import { testAgentExecutable } from '../../support/test-agents.js';
 import { startFakeModel, type FakeModel, type RequestLogEntry } from '../../fake-model/server.js';
 import { normalizeClaudeTranscript, type TranscriptLine } from './harness-normalize.js';
 import { makeSandbox, type Sandbox } from '../../support/sandbox.js';
@@ -105,11 +104,7 @@ const STDERR_KEEP = 64 * 1024;
 
 /** The installed pinned Claude Code executable; throws (never skips) when it is missing. */
 export async function claudeExecutable(): Promise<string> {
-  const installed = await resolveInstalled({ agent: 'claude' });
-  if (!installed) {
-    throw new Error(`claude ${PINNED_AGENTS.claude.version} is not installed in ${defaultAgentsDir()}. Run \`npm run agents:install\``);
-  }
-  return installed.path;
+  return testAgentExecutable('claude');
 }
 
 /** The environment Claude Code runs with against the fake model. */

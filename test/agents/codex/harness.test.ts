@@ -8,6 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { recordCodex, type CodexRecording, type RpcMessage } from './harness.js';
 import { SCENARIOS, type HarnessScenario } from '../../support/scenarios.js';
+import { needAgents } from '../../support/test-agents.js';
+
+needAgents(['codex']);
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'recorded');
 const RECORD = !!process.env.RECORD_FIXTURES;

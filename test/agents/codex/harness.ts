@@ -13,8 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
-import { defaultAgentsDir, resolveInstalled } from '../../../src/agents/install.js';
-import { PINNED_AGENTS } from '../../../src/agents/versions.js';
+import { testAgentExecutable } from '../../support/test-agents.js';
 import { startFakeModel, type FakeModel, type RequestLogEntry } from '../../fake-model/server.js';
 import { normalizeCodexTranscript, type TranscriptEntry } from './harness-normalize.js';
 import { makeSandbox, type Sandbox } from '../../support/sandbox.js';
@@ -83,11 +82,7 @@ export const CLIENT_INFO = { name: 'agentwire', title: null, version: '0.0.0' };
 
 /** The installed pinned Codex executable; throws (never skips) when it is missing. */
 export async function codexExecutable(): Promise<string> {
-  const installed = await resolveInstalled({ agent: 'codex' });
-  if (!installed) {
-    throw new Error(`codex ${PINNED_AGENTS.codex.version} is not installed in ${defaultAgentsDir()}. Run \`npm run agents:install\``);
-  }
-  return installed.path;
+  return testAgentExecutable('codex');
 }
 
 /** config.toml for the fake provider. Approval policy and sandbox are per thread (thread/start). */

@@ -10,6 +10,9 @@ import { startFakeModel, type FakeModel } from '../../fake-model/server.js';
 import { codexSessionEnv } from './codex-session.js';
 import { makeSandbox, type Sandbox } from '../../support/sandbox.js';
 import { groupTree } from '../../support/procs.js';
+import { needAgents } from '../../support/test-agents.js';
+
+needAgents(['codex']);
 
 const LIMITS = { maxLineChars: 1_000_000, killGraceMs: 1_000, startTimeoutMs: 20_000, stderrHeadLines: 20, stderrTailLines: 50 };
 const logger = { debug: () => {}, info: () => {}, warn: () => {} };

@@ -13,6 +13,9 @@ import { eventsUntil, lastSequence, sendTurn } from '../../support/e2e-turns.js'
 import { expectNoUnparsed, getEvents, makeApp, post, waitFor } from '../../support/helpers.js';
 import { makeSandbox, type Sandbox } from '../../support/sandbox.js';
 import { e2eEnv } from './harness.js';
+import { needAgents } from '../../support/test-agents.js';
+
+needAgents(['opencode']);
 
 const task = (prompt: string) => ({ call: 'task', input: { description: 'Look around', prompt, subagent_type: 'general' } });
 const SCENARIOS = {

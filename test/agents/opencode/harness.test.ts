@@ -11,6 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { leftovers } from '../../support/procs.js';
 import { recordOpencode, type OpencodeEvent, type OpencodeRun } from './harness.js';
 import { SCENARIOS, type HarnessScenario } from '../../support/scenarios.js';
+import { needAgents } from '../../support/test-agents.js';
+
+needAgents(['opencode']);
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'recorded');
 const RECORD = !!process.env.RECORD_FIXTURES;

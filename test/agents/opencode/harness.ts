@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, relative } from 'node:path';
-import { defaultAgentsDir, resolveInstalled } from '../../../src/agents/install.js';
+import { testAgentExecutable } from '../../support/test-agents.js';
 import { PINNED_AGENTS } from '../../../src/agents/versions.js';
 import { startFakeModel, type FakeModel, type RequestLogEntry } from '../../fake-model/server.js';
 import { normalizeOpencodeTranscript, type TranscriptEntry } from './harness-normalize.js';
@@ -73,11 +73,7 @@ export const FAKE_MODEL = 'fake-model';
 
 /** The installed pinned executable, or an error that says how to install it. */
 export async function opencodeExecutable(): Promise<string> {
-  const installed = await resolveInstalled({ agent: 'opencode' });
-  if (!installed) {
-    throw new Error(`opencode ${PINNED_AGENTS.opencode.version} is not installed in ${defaultAgentsDir()}. Run \`npm run agents:install\``);
-  }
-  return installed.path;
+  return testAgentExecutable('opencode');
 }
 
 /**

@@ -14,6 +14,9 @@ import { e2eResources } from '../../support/agent-e2e.js';
 import { opencodeConfig, seedConfigDir } from './harness.js';
 import { expectNoUnparsed, getEvents, post, waitFor } from '../../support/helpers.js';
 import { alive, allGone, leftovers, processes } from '../../support/procs.js';
+import { needAgents } from '../../support/test-agents.js';
+
+needAgents(['opencode']);
 
 const r = e2eResources();
 
