@@ -191,9 +191,22 @@ function response(state: AcpState, result: unknown, options: AcpConverterOptions
   return { state, events: [] };
 }
 
+/**
+ * The text an error answer's `data` carries, if any: Qwen Code answers a failed model call with a
+ * bare "Internal error" and the provider's message in `data.details`, the one useful part.
+ */
+function errorDetail(data: unknown): string | undefined {
+  if (typeof data === 'string') return data || undefined;
+  if (!isObject(data)) return undefined;
+  const text = data.details ?? data.message;
+  return typeof text === 'string' && text !== '' ? text : undefined;
+}
+
 /** An error answer. After start-up the only request we send is session/prompt: it ends the turn. */
 function errorResponse(state: AcpState, error: { code?: number | undefined; message?: string | undefined; data?: unknown }): Out {
-  const message = error.message ?? 'the agent answered with an error';
+  const head = error.message ?? 'the agent answered with an error';
+  const detail = errorDetail(error.data);
+  const message = detail && detail !== head ? `${head}: ${detail}` : head;
   const draft: Draft = { type: 'error', data: { message, code: 'acp_error', details: defined({ code: error.code, data: error.data }) } };
   const ended = endTurn(state, 'error', undefined);
   return { state: ended.state, events: [draft, ...ended.events] };
