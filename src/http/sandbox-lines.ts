@@ -13,6 +13,9 @@ interface OpenStep {
   id: string;
   name: string;
   startedAt: number;
+  /** Its running line went out. A call that starts without arguments waits for them (argsOf). */
+  announced: boolean;
+  args: unknown;
 }
 
 type Ended = Extract<UniversalEvent, { type: 'turn.ended' }>;
@@ -27,6 +30,22 @@ function parseArgs(text: string): unknown {
   } catch {
     return cut(text);
   }
+}
+
+const isEmpty = (args: unknown): boolean =>
+  args === undefined || args === null || args === '' || (typeof args === 'object' && !Array.isArray(args) && Object.keys(args).length === 0);
+
+/**
+ * A call's args: its arguments, or, when it reports none, the title its item carries as text (an
+ * ACP agent's call names what it does in its title: Gemini CLI sends no other input). `undefined`
+ * while the call is still coming and has neither: its running line waits (Qwen Code announces a
+ * call before its input).
+ */
+function argsOf(part: { arguments: string }, item: UniversalItem): unknown {
+  const args = parseArgs(part.arguments);
+  if (!isEmpty(args) || item.status === 'in_progress') return isEmpty(args) ? undefined : args;
+  const title = textOf(item);
+  return title === '' ? args : cut(title);
 }
 
 export class SandboxLines {
@@ -92,12 +111,25 @@ export class SandboxLines {
     const lines: StreamLine[] = [];
     const calls = item.content.filter((p) => p.type === 'tool_call');
     calls.forEach((part, n) => {
-      if (this.steps.has(part.call_id) || this.endedSteps.has(part.call_id)) return;
-      const id = calls.length === 1 ? item.item_id : `${item.item_id}_${n + 1}`;
-      this.steps.set(part.call_id, { id, name: part.name, startedAt: ts });
-      lines.push({ type: 'step', id, name: part.name, status: 'running', args: parseArgs(part.arguments), ts });
+      if (this.endedSteps.has(part.call_id)) return;
+      let step = this.steps.get(part.call_id);
+      if (step?.announced) return;
+      const args = argsOf(part, item);
+      if (!step) {
+        step = { id: calls.length === 1 ? item.item_id : `${item.item_id}_${n + 1}`, name: part.name, startedAt: ts, announced: false, args };
+        this.steps.set(part.call_id, step);
+      }
+      if (args === undefined) return;
+      step.args = args;
+      lines.push(this.announce(step, ts));
     });
     return lines.length > 0 ? [...this.earlierMessage(ts), ...lines] : lines;
+  }
+
+  /** A step's running line (once), with the args known by now. */
+  private announce(step: OpenStep, ts: number): StreamStepLine {
+    step.announced = true;
+    return { type: 'step', id: step.id, name: step.name, status: 'running', ...(step.args === undefined ? {} : { args: step.args }), ts };
   }
 
   private completed(item: UniversalItem, ts: number, subagent: string | undefined): StreamLine[] {
@@ -132,11 +164,9 @@ export class SandboxLines {
     for (const part of item.content) {
       if (part.type !== 'tool_result' || this.endedSteps.has(part.call_id)) continue;
       let step = this.steps.get(part.call_id);
-      if (!step) {
-        // A result whose call was never seen still makes one whole step: running, then its end.
-        step = { id: item.item_id, name: 'tool', startedAt: ts };
-        lines.push({ type: 'step', id: step.id, name: step.name, status: 'running', ts });
-      }
+      // A result whose call was never seen still makes one whole step: running, then its end.
+      step ??= { id: item.item_id, name: 'tool', startedAt: ts, announced: false, args: undefined };
+      if (!step.announced) lines.push(...this.earlierMessage(ts), this.announce(step, ts));
       lines.push(endStep(step, item.status === 'failed', cut(part.output), ts));
       this.steps.delete(part.call_id);
       this.endedSteps.add(part.call_id);
@@ -145,7 +175,7 @@ export class SandboxLines {
   }
 
   private closeSteps(why: string, ts: number): StreamLine[] {
-    const lines = [...this.steps.values()].map((step) => endStep(step, true, why, ts));
+    const lines = [...this.steps.values()].flatMap((step) => [...(step.announced ? [] : [this.announce(step, ts)]), endStep(step, true, why, ts)]);
     for (const callId of this.steps.keys()) this.endedSteps.add(callId);
     this.steps.clear();
     return lines;

@@ -3,15 +3,14 @@
 // agent's turn renders as its steps and one result, with nothing but the four line types. One app,
 // one fake model and one sandbox for the file; each dispatch picks its scenario with a marker in
 // its prompt, and ends its session (and agent) with the stream.
-import { readlinkSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import { startFakeModel, type FakeModel } from '../fake-model/server.js';
 import { dispatch, type Rendered } from '../support/envelope-consumer.js';
-import { expectNoUnparsed, getEvents, makeApp } from '../support/helpers.js';
-import { processes } from '../support/procs.js';
+import { makeApp } from '../support/helpers.js';
 import { makeSandbox, type Sandbox } from '../support/sandbox.js';
 import { portOf } from '../support/sse-client.js';
+import { expectEndedCleanly } from '../support/stream-e2e.js';
 import { claudeEnv } from './claude/harness.js';
 import { codexSessionEnv } from './codex/codex-session.js';
 import { e2eEnv as opencodeEnv } from './opencode/harness.js';
@@ -55,19 +54,7 @@ function body(agent: keyof typeof AGENTS, messages: Array<{ role: string; conten
 }
 
 /** The session the stream ran is ended, its events parsed whole, and no process of it works in the sandbox. */
-async function endedCleanly(r: Rendered): Promise<void> {
-  const id = r.headers.get('agentwire-session-id')!;
-  expect(app.sessions.read(id).status).toBe('ended');
-  expectNoUnparsed(await getEvents(app, id));
-  const left = processes().filter((p) => {
-    try {
-      return p.state !== 'Z' && readlinkSync(`/proc/${p.pid}/cwd`) === sandbox.work;
-    } catch {
-      return false;
-    }
-  });
-  expect(left.map((p) => `${p.pid} ${p.comm}`)).toEqual([]);
-}
+const endedCleanly = (r: Rendered) => expectEndedCleanly(app, sandbox.work, r);
 
 describe.each(Object.keys(AGENTS) as Array<keyof typeof AGENTS>)('POST /stream with %s (real CLI, fake model)', (agent) => {
   it('renders a turn with a shell step and one result', { timeout: 120_000 }, async () => {

@@ -200,16 +200,25 @@ function refusedCredentials(error: { code?: number | undefined; message?: string
   return error.code === -32000 || isAuthStatus(error.code) || /"status":\s*"UNAUTHENTICATED"|\b401 Unauthorized\b/.test(error.message ?? '') || /^401\b/.test(detail ?? '');
 }
 
-/** Qwen Code answers "Internal error" and puts the provider's words in data.details ("401 …"). */
-const errorDetail = (data: unknown): string | undefined =>
-  isObject(data) && typeof data.details === 'string' ? data.details : undefined;
+/**
+ * The text an error answer's `data` carries, if any: Qwen Code answers a failed model call with a
+ * bare "Internal error" and the provider's message in `data.details` ("401 …" when the key is
+ * refused), the one useful part.
+ */
+function errorDetail(data: unknown): string | undefined {
+  if (typeof data === 'string') return data || undefined;
+  if (!isObject(data)) return undefined;
+  const text = data.details ?? data.message;
+  return typeof text === 'string' && text !== '' ? text : undefined;
+}
 
 /** An error answer. After start-up the only request we send is session/prompt: it ends the turn. */
 function errorResponse(state: AcpState, error: { code?: number | undefined; message?: string | undefined; data?: unknown }, agent = 'the agent'): Out {
-  const message = error.message ?? 'the agent answered with an error';
+  const head = error.message ?? 'the agent answered with an error';
   const details = defined({ code: error.code, data: error.data });
   const detail = errorDetail(error.data);
-  const draft: Draft = refusedCredentials(error, detail) ? notAuthenticated(agent, detail ?? message, { native_code: 'acp_error', ...details }) : { type: 'error', data: { message, code: 'acp_error', details } };
+  const message = detail && detail !== head ? `${head}: ${detail}` : head;
+  const draft: Draft = refusedCredentials(error, detail) ? notAuthenticated(agent, detail ?? head, { native_code: 'acp_error', ...details }) : { type: 'error', data: { message, code: 'acp_error', details } };
   const ended = endTurn(state, 'error', undefined);
   return { state: ended.state, events: [draft, ...ended.events] };
 }

@@ -47,6 +47,9 @@ describe('acp converter', () => {
     expect(refusal).toMatchObject([{ type: 'error', data: { code: 'acp_refusal' } }, { type: 'turn.ended', data: { metadata: { reason: 'error', stop_reason: 'refusal', context_usage: { used: 10, size: 100 } } } }]);
     const failed = run([{ jsonrpc: '2.0', id: 3, error: { code: -32603, message: 'boom' } }]);
     expect(failed).toMatchObject([{ type: 'error', data: { message: 'boom', code: 'acp_error', details: { code: -32603 } } }, { type: 'turn.ended' }]);
+    // Qwen Code's failed model call: a bare "Internal error", the provider's message in data.details.
+    const qwen = run([{ jsonrpc: '2.0', id: 3, error: { code: -32603, message: 'Internal error', data: { details: '400 the model refuses' } } }]);
+    expect(qwen[0]).toMatchObject({ type: 'error', data: { message: 'Internal error: 400 the model refuses', details: { data: { details: '400 the model refuses' } } } });
   });
 
   it('turns new, unknown but well-formed updates and notifications into status items', () => {

@@ -120,6 +120,37 @@ describe('the rules', () => {
     expect(lines[1]).toMatchObject({ error: 'no such file' });
   });
 
+  it('a call that starts without arguments runs once they come, or with its title when none come; durationMs from its start', () => {
+    // Qwen Code announces a call before its input; Gemini CLI sends only a title (ACP's tool_call).
+    const acpCall = (itemId: string, id: string, args: string, title: string, status = 'completed') =>
+      item('tool_call', [{ type: 'tool_call', name: 'execute', arguments: args, call_id: id }, { type: 'text', text: title }], { item_id: itemId, status });
+    const m = new SandboxLines();
+    const lines = [
+      ev('item.started', acpCall('itm_q', 'c1', '{}', 'Shell', 'in_progress'), 100),
+      ev('permission.requested', { permission_id: 'p1', action: 'command_execution', status: 'requested' }, 120),
+      ev('item.completed', acpCall('itm_q', 'c1', '{"command":"ls"}', 'ls'), 150),
+      ev('item.completed', result('c1', 'a'), 400),
+      ev('item.started', acpCall('itm_g', 'c2', '{}', 'echo hi', 'in_progress'), 500),
+      ev('item.completed', acpCall('itm_g', 'c2', '{}', 'echo hi'), 510),
+      ev('item.completed', result('c2', 'hi'), 600),
+      ev('item.started', acpCall('itm_n', 'c3', '', '', 'in_progress'), 700),
+      ev('item.completed', message('Done.'), 800),
+      ev('turn.ended', { turn_id: 'turn_1', metadata: { reason: 'completed' } } as never, 900),
+    ].flatMap((e) => m.map(e));
+    expect(lines.map((l) => (l.type === 'step' ? `${l.id} ${l.status} ${JSON.stringify(l.args ?? null)} ${l.durationMs ?? ''}` : l.type))).toEqual([
+      'log',
+      'itm_q running {"command":"ls"} ',
+      'itm_q succeeded null 300',
+      'itm_g running "echo hi" ',
+      'itm_g succeeded null 100',
+      'itm_n running null ',
+      'itm_n failed null 200',
+      'result',
+    ]);
+    expect(lines[1]).toMatchObject({ ts: T0 + 150 });
+    expectWellFormed(lines, 'acp calls');
+  });
+
   it('steps still open when the turn ends fail before the terminal line; the last message is the result, earlier ones are logs', () => {
     const m = new SandboxLines();
     const lines = [ev('item.completed', message('Let me look.')), ev('item.completed', call('c1')), ended('completed')].flatMap((e) => m.map(e));
