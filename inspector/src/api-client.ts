@@ -40,3 +40,16 @@ export function createApi(token: string | undefined): Api {
   };
 }
 
+/**
+ * What a daemon that wants a token answers a call without one (GET /v1/sessions): its 401 says
+ * where the token is, which the Connect form shows when the page opened with no token at all
+ * (nothing else has been refused yet). Undefined if the call succeeded.
+ */
+export async function answerWithoutToken(): Promise<unknown> {
+  try {
+    await createClient({ baseUrl: '' }).sessions.list();
+    return undefined;
+  } catch (err) {
+    return err;
+  }
+}

@@ -21,11 +21,11 @@ export function describe(error: unknown): string {
   return String(error);
 }
 
-export function Feedback(props: { children: ComponentChildren; onUnauthorized: () => void }) {
+export function Feedback(props: { children: ComponentChildren; onUnauthorized: (error: unknown) => void }) {
   const [message, setMessage] = useState<string | undefined>();
   const report = useCallback(
     (error: unknown) => {
-      if ((error as { status?: unknown } | undefined)?.status === 401) props.onUnauthorized();
+      if ((error as { status?: unknown } | undefined)?.status === 401) props.onUnauthorized(error);
       else setMessage(describe(error));
     },
     [props.onUnauthorized],

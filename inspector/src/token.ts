@@ -32,3 +32,20 @@ export function storeToken(token: string): void {
 export function forgetToken(): void {
   sessionStorage.removeItem(KEY);
 }
+
+/** What the Connect form says when the daemon's 401 does not say where its token is (a daemon from
+ *  before it did, or no 401 at all: the daemon could not be reached). */
+export const TOKEN_HELP_FALLBACK =
+  "If the daemon made its own token, it printed a link with it when it started, and (unless it runs with --persist off) agentwire token prints it again, with the daemon's --data-dir if it was given one. Otherwise it is the token the daemon was started with: --token, --token-file or AGENTWIRE_TOKEN.";
+
+// A 401's detail first says what was wrong (no token, or not this one: the form says that in its
+// own words), then where the daemon's token is and how to print it (src/daemon-token.ts tokenHelp).
+// A wording this page does not know is shown whole.
+const REFUSAL = /^(?:This daemon needs Authorization: Bearer <token>\.|The bearer token is not valid\.)\s*/;
+
+/** Where the token is, from the daemon's answer: a 401's detail (shown as text, never markup), or the fallback. */
+export function tokenHelpOf(answer: unknown): string {
+  const problem = answer as { status?: unknown; detail?: unknown } | undefined;
+  if (problem?.status !== 401 || typeof problem.detail !== 'string') return TOKEN_HELP_FALLBACK;
+  return problem.detail.replace(REFUSAL, '').trim() || TOKEN_HELP_FALLBACK;
+}

@@ -23,8 +23,11 @@ export interface BrowserTestContext {
   /** The locked daemon's token, and the inspector URL with it that the daemon printed at start. */
   token: string;
   announced: string;
-  /** Opens `path` on `origin` (default: base) in a fresh context, watched until the test ends. */
-  open(path?: string, origin?: string): Promise<Watched>;
+  /** The locked daemon's data dir, which holds its token file. */
+  lockedDir: string;
+  /** Opens `path` on `origin` (default: base) in a fresh context, watched until the test ends;
+   *  `prepare` runs before the page loads (to allow what its first requests will answer, to route). */
+  open(path?: string, origin?: string, prepare?: Prepare): Promise<Watched>;
   current(): Watched | undefined;
 }
 
@@ -60,7 +63,10 @@ export interface Watched {
   check(): void;
 }
 
-export async function openPage(browser: Browser, url: string): Promise<Watched> {
+/** What a test does to a page before it loads. */
+export type Prepare = (page: Page, allow: (pattern: RegExp) => void) => Promise<void>;
+
+export async function openPage(browser: Browser, url: string, prepare?: Prepare): Promise<Watched> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin });
   const page = await context.newPage();
@@ -84,6 +90,8 @@ export async function openPage(browser: Browser, url: string): Promise<Watched> 
   page.on('response', (r) => {
     if (r.status() >= 400) record(`http ${r.status()}: ${r.request().method()} ${r.url()}`);
   });
+  const allow = (pattern: RegExp) => void allowed.push(pattern);
+  await prepare?.(page, allow);
   await page.goto(url);
   return {
     page,
@@ -91,7 +99,7 @@ export async function openPage(browser: Browser, url: string): Promise<Watched> 
     problems,
     expected,
     requests,
-    allow: (pattern) => allowed.push(pattern),
+    allow,
     check: () => expect(problems, problems.join('\n')).toEqual([]),
   };
 }
