@@ -206,7 +206,7 @@ describe('GET /metrics', () => {
     expectNoUnparsed(await getEventsAuthed(app, 's1'));
   });
 
-  it('counts agent installs by outcome: a complete install reused, one that cannot be written failed', async () => {
+  it('counts agent installs by outcome: a complete install reused, one npm cannot find failed', async () => {
     const agentsDir = tempDir('agents');
     const version = PINNED_AGENTS.amp.version;
     // A complete install as install.ts leaves it: the marker naming the version and an executable.
@@ -214,17 +214,17 @@ describe('GET /metrics', () => {
     mkdirSync(join(target, 'bin'), { recursive: true });
     writeFileSync(join(target, 'bin', 'amp'), '#!/bin/sh\necho 1\n', { mode: 0o755 });
     writeFileSync(join(target, '.agentwire-install.json'), JSON.stringify({ name: 'amp', version, executable: 'bin/amp' }));
-    // Where codex's install dir would go there is a file: the install fails without reaching npm.
-    writeFileSync(join(agentsDir, 'codex'), 'not a directory');
+    // A version npm cannot find: the install fails at npm (a path in the way would not do: an
+    // install moves what is in its way aside, install-trust.ts).
     const { app } = await listening({ agentsDir });
     expect((await call(app, 'POST', '/v1/agents/amp/install', {})).statusCode).toBe(204);
-    const failed = await call(app, 'POST', '/v1/agents/codex/install', {});
+    const failed = await call(app, 'POST', '/v1/agents/codex/install', { version: '0.0.1-nope' });
     expect(failed.statusCode, failed.body).toBe(502);
     const m = await scrape(app);
     expect(sample(m, 'agentwire_agent_installs_total', { agent: 'amp', outcome: 'reused' })).toBe(1);
     expect(sample(m, 'agentwire_agent_installs_total', { agent: 'codex', outcome: 'failed' })).toBe(1);
     expect(sample(m, 'agentwire_agent_installs_total', { agent: 'amp', outcome: 'installed' })).toBeUndefined();
-  });
+   }, 60_000);
 });
 
 describe('turn reason labels', () => {
