@@ -15,6 +15,7 @@ import type { UniversalEvent } from '../../src/schema/events.js';
 import { WebSocket } from 'ws';
 import { expectNoUnparsed, makeApp, waitFor } from '../support/helpers.js';
 import { connectWs, type AcpTestClient } from './acp-client.js';
+import { alive } from '../support/procs.js';
 
 const TOKEN = 'acp-lifetime-token-0123456789';
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -41,14 +42,6 @@ async function events(id: string): Promise<UniversalEvent[]> {
 }
 const status = async (id: string) => ((await app.app.inject({ method: 'GET', url: `/v1/sessions/${id}`, headers: auth })).json() as { status: string }).status;
 const agentPid = async (id: string) => Number((await events(id)).find((e) => e.type === 'session.started')?.data.metadata?.pid);
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 async function connect(events = true): Promise<AcpTestClient> {
   const c = connectWs(url, TOKEN);

@@ -16,6 +16,7 @@ import type { UniversalEvent } from '../../src/schema/events.js';
 import { call, cleanEnv, events as daemonEvents, installDir, killDaemons, removeInstall, setUpInstall, startDaemon } from '../support/daemon-process.js';
 import { expectNoUnparsed, waitFor } from '../support/helpers.js';
 import { connectStdio, type AcpTestClient } from './acp-client.js';
+import { alive } from '../support/procs.js';
 
 let port: number;
 let dataDir: string;
@@ -238,14 +239,6 @@ async function agentPid(sessionId: string): Promise<number> {
   return Number((await daemonEvents(port, sessionId)).find((e) => e.type === 'session.started')?.data.metadata?.pid);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function freePort(): Promise<number> {
   const server = createServer();

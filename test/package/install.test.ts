@@ -19,6 +19,7 @@ import { hasNodeSqlite } from '../../src/store/sqlite-binding.js';
 import { cleanEnv, DaemonProcess, removeInstall, setUpInstall, sharedInstallDir } from '../support/daemon-process.js';
 import { waitFor } from '../support/helpers.js';
 import { packClient, packDaemon } from '../support/pack.js';
+import { alive } from '../support/procs.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -187,14 +188,6 @@ function readmeExample(): string {
   return example;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const CJS_TURN = `const { createClient } = require('agentwire-client');
 const { mirror } = require('agentwire-client/mirror');

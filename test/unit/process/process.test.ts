@@ -4,15 +4,8 @@ import { readLines, type Line } from '../../../src/process/line-reader.js';
 import { ChildProcess } from '../../../src/process/spawn.js';
 import { StderrTail } from '../../../src/process/stderr-tail.js';
 import { waitFor } from '../../support/helpers.js';
+import { alive } from '../../support/procs.js';
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('StderrTail', () => {
   it('keeps everything when short', () => {
