@@ -8,13 +8,20 @@
 // GET run again until it shows its answer) is test/support/doc-examples.ts, the runner the README
 // walkthrough's own test uses too.
 //
+// Every request the examples make goes through a validating proxy (test/support/validating-proxy.ts,
+// issue 41): the commands are given the proxy's address, never the daemon's, and each exchange is
+// checked against the committed openapi.json (operation, status, content type, JSON body, stream
+// frames, the body and query of an accepted request). A command whose exchanges break the document
+// fails, naming the operation, the page and the command. WebSocket upgrades (`agentwire acp`'s
+// `GET /v1/acp`) pass through unchecked.
+//
 // The commands run in a directory laid out like a clone: bin/ and dist/ are the test install's
 // build (what `npm start` builds), src/ and node_modules/ the repository's, and examples/ and
 // client/ copies (so `npm run build -w client` builds a client/dist of its own, never the
 // repository's). Their environment is a reader's who started the daemon and exported the token as
 // the README does: AGENTWIRE_TOKEN, AGENTWIRE_DATA_DIR (the daemon's, so `agentwire token` and
 // `agentwire acp` find it) and AGENTWIRE_PORT (its port, which `agentwire acp` and the examples'
-// scripts read); an address written in a command, 127.0.0.1:2468, becomes the daemon's.
+// scripts read), the proxy's; an address written in a command, 127.0.0.1:2468, becomes the proxy's.
 // Each page starts from that environment, and the assignments of its blocks carry to its later
 // blocks, as in one terminal.
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
@@ -25,6 +32,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UniversalEvent } from '../../src/schema/events.js';
 import { call, cleanEnv, killDaemons, removeInstall, setUpInstall, sharedInstallDir, startDaemon, type DaemonProcess } from '../support/daemon-process.js';
 import { pagesBlocks, runStep, shBlocks, shows, steps, type ShBlock } from '../support/doc-examples.js';
+import { startValidatingProxy, violationReport, type ValidatingProxy } from '../support/validating-proxy.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
@@ -51,6 +59,7 @@ let dataDir: string;
 let clone: { dir: string; remove: () => void };
 let daemon: DaemonProcess;
 let port: number;
+let proxy: ValidatingProxy;
 let base: Record<string, string>;
 const pageEnv = new Map<string, Record<string, string>>();
 
@@ -61,9 +70,11 @@ beforeAll(async () => {
   // The daemon's defaults but the port: a token of its own, kept in its data dir.
   const started = await startDaemon(['--data-dir', dataDir]);
   ({ daemon, port } = started);
-  base = cleanEnv({ AGENTWIRE_TOKEN: started.token!, AGENTWIRE_DATA_DIR: dataDir, AGENTWIRE_PORT: String(port) });
+  proxy = await startValidatingProxy(port);
+  base = cleanEnv({ AGENTWIRE_TOKEN: started.token!, AGENTWIRE_DATA_DIR: dataDir, AGENTWIRE_PORT: String(proxy.port) });
 }, 600_000);
-afterAll(() => {
+afterAll(async () => {
+  await proxy?.close();
   killDaemons();
   removeInstall();
   clone?.remove();
@@ -72,13 +83,16 @@ afterAll(() => {
 
 async function run(block: ShBlock): Promise<void> {
   if (!pageEnv.has(block.page)) pageEnv.set(block.page, { ...base });
-  const shell = { cwd: clone.dir, env: pageEnv.get(block.page)!, port };
+  const shell = { cwd: clone.dir, env: pageEnv.get(block.page)!, port: proxy.port };
   for (const step of steps(block.text)) {
+    proxy.label = `${block.page}:${block.line}: ${step.command}`;
     const { output, code } = await runStep(step, shell);
     const where = `${block.page}:${block.line}: ${step.command}\nanswered (exit ${code}):\n${output.slice(0, 3000)}`;
     expect(code, where).toBe(0);
     expect(shows(output, step.expected), `${where}\nexpected:\n${step.expected.join('\n')}`).toBe(true);
     expect(output, where).not.toContain('agent.unparsed');
+    const broke = await proxy.settle();
+    expect(broke, violationReport(broke)).toEqual([]);
   }
 }
 
@@ -142,6 +156,13 @@ describe("the docs' ```sh examples", () => {
       for (const block of runnable) it(`runs the block at line ${block.line}`, () => run(block), 90_000);
     });
   }
+
+  it('sent every request through the validating proxy, which found nothing more', async () => {
+    const late = await proxy.settle(5000);
+    expect(late, violationReport(late)).toEqual([]);
+    expect(proxy.checked).toBeGreaterThan(50); // the curls, `agentwire acp`'s calls and the client's examples
+    expect(proxy.upgrades).toBeGreaterThan(0); // docs/acp-server.md's bridge, piped through unchecked
+  });
 
   it('left the daemon running, and no agent wrote a line the daemon could not parse', async () => {
     expect(daemon.child.exitCode).toBeNull();

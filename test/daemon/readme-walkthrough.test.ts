@@ -6,7 +6,9 @@
 // block once with the others. This file adds what only the walkthrough promises: it runs again
 // after a restart on the same data dir. The commands run where the built daemon is (the shared
 // install has the clone's layout: bin/agentwire.js, dist/), with AGENTWIRE_DATA_DIR naming the
-// daemon's data dir, so `agentwire token` reads its token.
+// daemon's data dir, so `agentwire token` reads its token. The commands reach the daemon through
+// the validating proxy the docs' examples go through (test/support/validating-proxy.ts): each run's
+// exchanges must match openapi.json, and a command whose exchange does not fails, named.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, killDaemons, removeInstall, setUpInstall, sharedInstallDir, startDaemon, type DaemonProcess } from '../support/daemon-process.js';
 import { runStep, shows, steps, type Step } from '../support/doc-examples.js';
+import { startValidatingProxy, violationReport } from '../support/validating-proxy.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -56,13 +59,21 @@ describe("the README's walkthrough", () => {
       }
       // The daemon's defaults but the port: a token of its own, kept in its data dir.
       ({ daemon } = { daemon: (await startDaemon(['--data-dir', dataDir])).daemon });
-      const port = await daemon.port();
+      const proxy = await startValidatingProxy(await daemon.port());
       const env: Record<string, string> = { ...cleanEnv(), AGENTWIRE_DATA_DIR: dataDir };
-      for (const step of walkthrough()) {
-        const { output, code } = await runStep(step, { cwd: sharedInstallDir(), env, port });
-        expect(shows(output, step.expected), `${step.command}\nanswered:\n${output.slice(0, 2000)}\nexpected:\n${step.expected.join('\n')}`).toBe(true);
-        expect(code, `${step.command}: ${output}`).toBe(0);
-        expect(output).not.toContain('agent.unparsed');
+      try {
+        for (const step of walkthrough()) {
+          proxy.label = `README.md (run ${run}): ${step.command}`;
+          const { output, code } = await runStep(step, { cwd: sharedInstallDir(), env, port: proxy.port });
+          expect(shows(output, step.expected), `${step.command}\nanswered:\n${output.slice(0, 2000)}\nexpected:\n${step.expected.join('\n')}`).toBe(true);
+          expect(code, `${step.command}: ${output}`).toBe(0);
+          expect(output).not.toContain('agent.unparsed');
+          const broke = await proxy.settle();
+          expect(broke, violationReport(broke)).toEqual([]);
+        }
+        expect(proxy.checked).toBeGreaterThanOrEqual(14);
+      } finally {
+        await proxy.close();
       }
       expect(env.AGENTWIRE_TOKEN).toMatch(/^[A-Za-z0-9_-]{43}$/);
     }, 120_000);

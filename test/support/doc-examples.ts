@@ -2,7 +2,8 @@
 // fenced ```sh block of README.md and docs/*.md, split into commands with the comment above each
 // and what the page shows it answers (`# → …` lines under it, `…` standing for anything), and a
 // runner that does with each command what a reader does, in `sh`:
-// - `127.0.0.1:2468` in a command becomes the test daemon's address (the only change to a line);
+// - `127.0.0.1:2468` in a command becomes the address the test gives (the only change to a line):
+//   the validating proxy's in front of the daemon (./validating-proxy.ts);
 // - an assignment (`export X=…`, `X=…`) is kept for the commands after it, as a terminal keeps it;
 // - a command whose comment says Ctrl-C is stopped (SIGINT) once it has shown what the page says;
 // - a curl GET is run again until it shows it, for at most 10 s (a reader runs it again until the
@@ -95,7 +96,7 @@ export interface Shell {
   cwd: string;
   /** The environment every command gets; assignments add to it. */
   env: Record<string, string>;
-  /** The daemon's port, for `127.0.0.1:2468`. */
+  /** The port that stands for `127.0.0.1:2468`: the validating proxy's in front of the daemon. */
   port: number;
   /** How long a stopped or repeated command is given to show its output (default 10 s). */
   patienceMs?: number;
