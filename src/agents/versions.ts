@@ -53,7 +53,7 @@ const CODEX_TRIPLES: Record<string, string> = {
 export const PINNED_AGENTS: Record<InstallableAgentId, PinnedAgent> = {
   claude: {
     package: '@anthropic-ai/claude-code',
-    version: '2.1.330',
+    version: '2.1.337',
     bin: 'claude',
     executables: (p) => [
       `node_modules/@anthropic-ai/claude-code-${p.os}-${p.arch}${p.musl ? '-musl' : ''}/${exe(p, 'claude')}`,
