@@ -62,7 +62,7 @@ export const PINNED_AGENTS: Record<InstallableAgentId, PinnedAgent> = {
   },
   codex: {
     package: '@openai/codex',
-    version: '0.169.0',
+    version: '0.171.0',
     bin: 'codex',
     executables: (p) => [
       `node_modules/@openai/codex-${p.os}-${p.arch}/vendor/${CODEX_TRIPLES[`${p.os}-${p.arch}`] ?? 'unsupported'}/bin/${exe(p, 'codex')}`,
