@@ -2,7 +2,7 @@
 // framing. Shared by the Codex driver (`codex app-server` neither sends nor needs a `jsonrpc`
 // member) and the ACP drivers (JSON-RPC 2.0 proper: `jsonrpc: "2.0"` on every message we write,
 // the `jsonrpc` option). A received message never needs the member.
-// Our request ids and the other side's request ids are two independent counters (Codex 0.169.0:
+// Our request ids and the other side's request ids are two independent counters (Codex 0.171.0:
 // both start at 0, test/agents/codex/fixtures/recorded/README.md), so a message is told apart by its shape:
 //
 //   id + method            a request from the server (approvals, user input): onRequest

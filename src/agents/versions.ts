@@ -53,7 +53,7 @@ const CODEX_TRIPLES: Record<string, string> = {
 export const PINNED_AGENTS: Record<InstallableAgentId, PinnedAgent> = {
   claude: {
     package: '@anthropic-ai/claude-code',
-    version: '2.1.330',
+    version: '2.1.337',
     bin: 'claude',
     executables: (p) => [
       `node_modules/@anthropic-ai/claude-code-${p.os}-${p.arch}${p.musl ? '-musl' : ''}/${exe(p, 'claude')}`,
@@ -62,7 +62,7 @@ export const PINNED_AGENTS: Record<InstallableAgentId, PinnedAgent> = {
   },
   codex: {
     package: '@openai/codex',
-    version: '0.169.0',
+    version: '0.171.0',
     bin: 'codex',
     executables: (p) => [
       `node_modules/@openai/codex-${p.os}-${p.arch}/vendor/${CODEX_TRIPLES[`${p.os}-${p.arch}`] ?? 'unsupported'}/bin/${exe(p, 'codex')}`,

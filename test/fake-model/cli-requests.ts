@@ -1,7 +1,7 @@
-// Test helper: request bodies and headers shaped like the ones the real CLIs send — read off the
-// pinned Claude Code 2.1.330, Codex 0.169.0 and OpenCode 1.18.33 talking to this fake model (tool
-// names, JSON schemas and top-level keys as they sent them; descriptions and prompts trimmed) — so
-// the tool mapping is tested against what it will meet.
+// Test helper: request bodies and headers shaped like the ones the real CLIs send — read off
+// Claude Code 2.1.330, Codex 0.169.0 and OpenCode 1.18.33 (the pins then) talking to this fake
+// model (tool names, JSON schemas and top-level keys as they sent them; descriptions and prompts
+// trimmed) — so the tool mapping is tested against what it will meet.
 
 const schema2020 = 'https://json-schema.org/draft/2020-12/schema';
 const str = (description: string) => ({ type: 'string', description });

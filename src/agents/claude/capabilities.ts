@@ -1,4 +1,4 @@
-// Claude Code's coverage row (2.1.330 in stream-json mode with --include-partial-messages and the
+// Claude Code's coverage row (2.1.337 in stream-json mode with --include-partial-messages and the
 // stdio permission prompt), and the normalizer flags its output needs. True only for what
 // convert.ts really produces from what the CLI prints.
 import type { Capabilities } from '../../schema/agents.js';

@@ -1,5 +1,5 @@
 // Claude Code's sub-agents (the Agent tool, called Task in its tool list) in the universal schema
-// (docs/claude.md, "Sub-agents"). 2.1.330 says three things about one: a `system` line
+// (docs/claude.md, "Sub-agents"). 2.1.337 says three things about one: a `system` line
 // `task_started` (its task id, the tool_use id of the Agent call, description, prompt, agent type,
 // backgrounded or not), `parent_tool_use_id` = that tool_use id on every stream_event, assistant
 // and user line the sub-agent prints, and a `system` line `task_notification` when it ends (status

@@ -219,7 +219,7 @@ function assistant(state: ClaudeState, line: LineOf<'assistant'>): Out {
   // opens here and completes at `result`.
   const opened = !Object.hasOwn(state.open, id);
   if (opened) events.push({ type: 'item.started', item: message(id, [], 'in_progress') });
-  // A sub-agent's message has no message_start or message_stop (2.1.330 streams none of it): it
+  // A sub-agent's message has no message_start or message_stop (2.1.337 streams none of it): it
   // completes when the sub-agent ends.
   const sub = subagentOf(line);
   const subagentMessages = opened && sub !== undefined ? { ...state.subagentMessages, [id]: sub } : state.subagentMessages;

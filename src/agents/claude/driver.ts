@@ -1,5 +1,5 @@
 // How Claude Code is run: ONE long-lived `claude -p` process per session, stream-json both ways,
-// permission prompts over stdio (`--permission-prompt-tool stdio`). Protocol facts (2.1.330) are in
+// permission prompts over stdio (`--permission-prompt-tool stdio`). Protocol facts (2.1.337) are in
 // test/agents/claude/fixtures/recorded/README.md; the shapes written here are the Agent SDK's.
 //
 //   start      spawn, write the `initialize` control_request, ready = its control_response
@@ -41,7 +41,7 @@ export const CLAUDE_BASE_ARGS = [
  *  built in or the user's, as listed by the CLI (offerings.ts). Plan-only work is permissionMode `plan`. */
 const CLAUDE_MODES = [{ id: 'default', name: 'Default', description: "Claude Code's main agent (no --agent)." }];
 
-/** The aliases `--model` accepts on 2.1.330 and their effort levels, as its initialize answer lists
+/** The aliases `--model` accepts on 2.1.337 and their effort levels, as its initialize answer lists
  *  them (any full model id is passed through too). Used when the CLI cannot be asked. */
 const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'];
 const CLAUDE_MODELS = {

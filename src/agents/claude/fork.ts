@@ -1,7 +1,7 @@
 // How a Claude Code session is forked (docs/queue-steer-fork.md, docs/claude.md): natively, by
 // `--resume <parent> --fork-session`, which copies the parent's transcript into a new session (its
 // entries keep their uuids, so a fork of a fork works the same way) and leaves the parent as it was.
-// `--resume-session-at <uuid>` (hidden on 2.1.330) cuts the copy after that transcript entry: the
+// `--resume-session-at <uuid>` (hidden on 2.1.337) cuts the copy after that transcript entry: the
 // uuid of the last `assistant` line of the turn to branch after (not its `result`'s, not the user
 // message's). Without --fork-session it would cut the parent's own transcript, so the two always go
 // together here. The converter keeps that uuid on each turn.ended (metadata.assistant_uuid).

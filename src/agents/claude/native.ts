@@ -1,6 +1,6 @@
 // Claude Code's stdout in the mode the driver runs it (`-p --input-format stream-json
 // --output-format stream-json --verbose --include-partial-messages --permission-prompt-tool stdio`),
-// as recorded from 2.1.330 in test/agents/claude/fixtures/recorded/. LOOSE on purpose: every object keeps
+// as recorded from 2.1.337 in test/agents/claude/fixtures/recorded/. LOOSE on purpose: every object keeps
 // the fields it does not list (z.looseObject), and only what the converter reads is required.
 // Numbers the converter only passes through (usage, durations, costs) are z.unknown(): the CLI
 // changes them often and the recordings replace some with placeholders.
@@ -75,7 +75,7 @@ export const ClaudeOut = z.discriminatedUnion('type', [
     event: z.looseObject({ type: z.string() }),
     api_message_id: z.string().optional(),
   }),
-  /** One line per content block (2.1.330), all blocks of a response sharing `message.id`. */
+  /** One line per content block (2.1.337), all blocks of a response sharing `message.id`. */
   z.looseObject({
     type: z.literal('assistant'),
     /** The transcript entry's id: what `--resume-session-at` branches after. */

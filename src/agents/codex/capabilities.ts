@@ -1,4 +1,4 @@
-// Codex's coverage row (0.169.0 `codex app-server`, the v2 thread API), and the normalizer flags its
+// Codex's coverage row (0.171.0 `codex app-server`, the v2 thread API), and the normalizer flags its
 // output needs. True only for what convert.ts really produces from what app-server sends.
 import type { Capabilities } from '../../schema/agents.js';
 

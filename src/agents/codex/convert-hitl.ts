@@ -46,7 +46,7 @@ export function serverRequest(
       return permission(id, 'permissions', { itemId, cwd, reason, permissions });
     }
     case 'execCommandApproval': {
-      // Legacy v1 (not sent on the v2 thread API; 0.169.0 still defines it).
+      // Legacy v1 (not sent on the v2 thread API; 0.171.0 still defines it).
       const p = ExecCommandApproval.safeParse(params);
       if (!p.success) return undefined;
       const { callId, command, cwd, reason } = p.data;

@@ -1,5 +1,5 @@
 // How Codex is run: ONE long-lived `codex app-server --strict-config` per session, JSON-RPC over
-// stdio (src/agents/json-rpc.ts). Protocol facts (0.169.0) are in
+// stdio (src/agents/json-rpc.ts). Protocol facts (0.171.0) are in
 // test/agents/codex/fixtures/recorded/README.md and docs/codex.md; the shapes written here are those of
 // `codex app-server generate-json-schema` (v2).
 //
@@ -21,7 +21,7 @@
 //   acceptEdits  on-request + workspace-write     writes inside the work dir are not asked
 //   plan         on-request + read-only           nothing is written without an approval
 //   bypass       never      + danger-full-access  nothing is asked
-// (On 0.169.0 `on-request` + `workspace-write` asks nothing for writes in the work dir: the
+// (On 0.171.0 `on-request` + `workspace-write` asks nothing for writes in the work dir: the
 //  sandbox allows them, so it cannot serve as the asking mode.)
 //
 // The live session, its state and the start-up are in session.ts (CodexSession); how each server

@@ -1,5 +1,5 @@
 // `mcpServer/elicitation/request`: an MCP server asking the user, relayed by Codex (v2/
-// McpServerElicitationRequestParams). Two kinds are seen on 0.169.0 (test/agents/codex/e2e-mcp.test.ts):
+// McpServerElicitationRequestParams). Two kinds are seen on 0.171.0 (test/agents/codex/e2e-mcp.test.ts):
 //
 // - Codex's own approval of an MCP tool call, under an asking approval policy (permissionMode
 //   default): `_meta.codex_approval_kind: "mcp_tool_call"` with the tool's name and params, an empty

@@ -3,7 +3,7 @@
 // point is the native turn id of the last turn Codex ran up to the daemon's turn `turns`. Pure.
 //
 // The converter keeps Codex's turn id as `native_turn_id` in turn.started's and turn.ended's
-// metadata (convert.ts). A fork's turns keep their source's ids (0.169.0), so the events a fork
+// metadata (convert.ts). A fork's turns keep their source's ids (0.171.0), so the events a fork
 // copied from its parent name turns its own thread has: forks of forks work the same way.
 import type { UniversalEvent } from '../../schema/events.js';
 

@@ -2,7 +2,7 @@
 // `config` override `{mcp_servers: {<name>: {...}}}`, which app-server applies to that thread only,
 // so nothing is written into the session's CODEX_HOME (which may be the client's own).
 //
-// Facts (0.169.0, test/agents/codex/e2e-mcp.test.ts):
+// Facts (0.171.0, test/agents/codex/e2e-mcp.test.ts):
 // - each server reports `mcpServer/startupStatus/updated` {threadId, name, status: starting →
 //   ready | failed | cancelled} shortly after thread/start; the driver waits for every configured
 //   name to leave `starting` before the session is ready, so the first turn sees its tools.

@@ -1,4 +1,4 @@
-// agentMode → Codex "collaboration mode". 0.169.0 has two presets, `default` and `plan`, listed by
+// agentMode → Codex "collaboration mode". 0.171.0 has two presets, `default` and `plan`, listed by
 // the experimental `collaborationMode/list` (needs `initialize {capabilities: {experimentalApi:
 // true}}`) and chosen per turn with turn/start's experimental `collaborationMode {mode, settings:
 // {model, reasoning_effort, developer_instructions}}` (v2/TurnStartParams). In plan mode Codex plans
@@ -9,7 +9,7 @@
 // protocol the recorded fixtures were made with.
 import type { ModeInfo } from '../../schema/api.js';
 
-/** What `collaborationMode/list` answers on 0.169.0 (names from it; descriptions ours). */
+/** What `collaborationMode/list` answers on 0.171.0 (names from it; descriptions ours). */
 export const CODEX_MODES: readonly ModeInfo[] = [
   { id: 'default', name: 'Default', description: "Codex's agent: it works on the task." },
   { id: 'plan', name: 'Plan', description: 'Codex plans before acting and may ask the client questions (request_user_input).' },

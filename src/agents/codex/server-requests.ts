@@ -1,4 +1,4 @@
-// The requests `codex app-server` sends us and how each is answered (v2 schema, 0.169.0): which
+// The requests `codex app-server` sends us and how each is answered (v2 schema, 0.171.0): which
 // are kept for a client's reply, and the answer to a permission reply, a question's answers or a
 // decline (reject, terminate). Pure: the session (session.ts) finds the request and sends the answer.
 import type { PermissionReply } from '../../schema/api.js';

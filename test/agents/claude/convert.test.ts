@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { claudeCapabilities } from '../../../src/agents/claude/capabilities.js';
 import { claudeConverter, type ClaudeState } from '../../../src/agents/claude/convert.js';
+import { PINNED_AGENTS } from '../../../src/agents/versions.js';
 import { UniversalEvent } from '../../../src/schema/events.js';
 import { goldenFixtures } from '../../support/golden-replay.js';
 import { convertLines } from '../../support/convert-lines.js';
@@ -23,7 +24,8 @@ describe('claude golden fixtures (converter + normalizer + log)', () => {
 function checkShape(name: string, events: UniversalEvent[]): void {
   expect(events.filter((e) => e.type === 'agent.unparsed')).toEqual([]);
   expect(events.filter((e) => e.type === 'session.started')).toHaveLength(1);
-  expect(events[0]).toMatchObject({ type: 'session.started', source: 'agent', data: { metadata: { claude_code_version: '2.1.330' } } });
+  // Recorded from the pinned CLI: a bumped pin without re-recorded fixtures fails here.
+  expect(events[0]).toMatchObject({ type: 'session.started', source: 'agent', data: { metadata: { claude_code_version: PINNED_AGENTS.claude.version } } });
   // The native session id arrives with the first turn's system/init.
   expect(events.find((e) => e.type === 'turn.started')?.native_session_id).toBeNull();
   expect(events.at(-1)?.native_session_id).toBe('<session-1>');

@@ -1,4 +1,4 @@
-// Claude Code's sub-agents end to end: the real pinned CLI (2.1.330) runs an Agent call (its Task
+// Claude Code's sub-agents end to end: the real pinned CLI (2.1.337) runs an Agent call (its Task
 // tool) against the fake model, whose sub-agent makes its own requests; the daemon's stream must
 // attribute the sub-agent's work to that call. One daemon and one fake model for the file: each
 // request picks its scenario by the `[scenario:NAME]` marker of its first prompt (the parent's or
@@ -17,7 +17,7 @@ import { needAgents } from '../../support/test-agents.js';
 
 needAgents(['claude']);
 
-// run_in_background false: 2.1.330 runs sub-agents in the background unless told otherwise, and
+// run_in_background false: 2.1.337 runs sub-agents in the background unless told otherwise, and
 // the turn would end before the sub-agent's work (docs/claude.md, "Sub-agents").
 const agentCall = (prompt: string) => ({ call: 'Agent', input: { description: 'Look around', prompt, subagent_type: 'general-purpose', run_in_background: false } });
 const SCENARIOS = {
@@ -87,7 +87,7 @@ describe('claude sub-agents (real CLI, fake model)', () => {
     expect(sub(call!)).toBeUndefined();
     const says = (text: string) => completed.find((e) => e.data.item.kind === 'message' && e.data.item.content.some((p) => p.type === 'text' && p.text === text));
     expect(sub(says('The sub-agent is done.')!)).toBeUndefined();
-    // 2.1.330 prints a sub-agent's tool calls but not its text: its last words are the summary.
+    // 2.1.337 prints a sub-agent's tool calls but not its text: its last words are the summary.
     expect(ended!.data.summary).toBe('Found sub-was-here.');
     expect(says('Found sub-was-here.')).toBeUndefined();
     // Its messages (opened by its tool_use lines) complete before it ends, inside it.

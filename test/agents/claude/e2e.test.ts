@@ -1,4 +1,4 @@
-// Claude end to end: the daemon's HTTP API, the real pinned Claude Code (2.1.330) as the session's
+// Claude end to end: the daemon's HTTP API, the real pinned Claude Code (2.1.337) as the session's
 // agent process, and the fake model server behind it. Every session runs in a throwaway sandbox
 // (HOME, TMPDIR, XDG_* and the work dir), so nothing reads or writes the machine's own config.
 import { existsSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
@@ -176,7 +176,7 @@ describe('claude e2e (real CLI, fake model)', () => {
     expectNoUnparsed(await allEvents());
   });
 
-  it('plan mode: the CLI runs in plan mode (ExitPlanMode is not offered to the model in -p mode on 2.1.330)', async () => {
+  it('plan mode: the CLI runs in plan mode (ExitPlanMode is not offered to the model in -p mode on 2.1.337)', async () => {
     await start([[{ text: 'Here is my plan.' }]], 'plan');
     const started = (await allEvents()).find((e) => e.type === 'session.started');
     expect(started?.data).toMatchObject({ metadata: { current_permission_mode: 'plan' } });
@@ -318,7 +318,7 @@ describe('claude e2e (real CLI, fake model)', () => {
     const server = fileURLToPath(new URL('../../support/mcp-echo-server.mjs', import.meta.url));
     await start([[{ call: 'mcp__probe__echo', input: { text: 'ping' } }], [{ text: 'The MCP tool answered.' }]], 'bypass', {
       mcp: { probe: { command: process.execPath, args: [server] } },
-      // 2.1.330 otherwise defers MCP tools behind its ToolSearch tool, which the fake model does not drive.
+      // 2.1.337 otherwise defers MCP tools behind its ToolSearch tool, which the fake model does not drive.
       envExtra: { ENABLE_TOOL_SEARCH: 'false' },
     });
     const turn = await sendTurn(e2e.app, SID, 'Use the probe.');
@@ -469,11 +469,12 @@ describe('claude e2e: messages during a turn and forks (docs/queue-steer-fork.md
     expect(events.find((e) => e.type === 'message.steered')).toMatchObject({ data: { message_id: steered.messageId, turn_id: 'turn_1' } });
     const afterTool = modelCalls().at(-1)!;
     expect(JSON.stringify(afterTool.body)).toContain('STEERED during the tool.');
-    // … as a note after the tool result, in the request that carries it.
+    // … as a note after the tool result, in the request that carries it: on 2.1.337 a text block
+    // right after the tool_result block of the same user message (2.1.330 sent a system message).
     const sent = conversation(afterTool, true);
     const note = sent.findIndex((m) => m.includes('STEERED during the tool.'));
-    expect(sent[note]).toMatch(/^system: The user sent a new message while you were working/);
-    expect(sent[note - 1]).toMatch(/^user: \[tool_result\]/);
+    expect(note).toBe(sent.length - 1);
+    expect(sent[note]).toMatch(/^user: \[tool_result\]The user sent a new message while you were working:\nSTEERED during the tool\./);
     expect(textOf(assistantMessages(events).at(-1))).toBe('Done, and I saw your note.');
 
     // 2. During a plain answer (no further model request): the CLI runs it right after; the turn

@@ -9,7 +9,7 @@
 //             <uuid-1>; the fake model's message, tool-use and request ids (msg_…, toolu_…, req_…)
 //             <msg-1>, <toolu-1>, <req-1>: deterministic for a seed, but what matters is which
 //             line refers to which. Substrings too (api_message_id, tool_result ids …).
-//   times     ISO timestamps (`timestamp`) <time>; every numeric field named `…_ms`: durations and
+//   times     ISO timestamps (`timestamp`, `written_at`) <time>; every numeric field named `…_ms`: durations and
 //             latencies (duration_ms, duration_api_ms, ttft_ms, ttft_stream_ms, time_to_request_ms,
 //             first_content_frame_ms, thinking_duration_ms: 1 or 2 ms) and the retry delay
 //             (retry_delay_ms: jittered, 1.0–1.25 s seen) <ms>
@@ -43,7 +43,7 @@ const IS_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 /** Ids in the Anthropic style the fake model issues: msg_01…, toolu_01…, req_01…. */
 const API_ID = /\b(msg|toolu|req)_01[0-9A-Za-z]{20,}/g;
 const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})\b/g;
-/** Timings: every numeric `…_ms` field of 2.1.330's output is a duration, latency or delay. */
+/** Timings: every numeric `…_ms` field of 2.1.337's output is a duration, latency or delay. */
 const MS_KEY = /_ms$/;
 const COST_KEYS = new Set(['total_cost_usd', 'costUSD']);
 const TOKEN_KEYS = new Set(['input_tokens', 'inputTokens']);

@@ -19,7 +19,7 @@ const TIMEOUT = 60_000;
 /** The routes of the fake model; anything else would be a 404 there. */
 const KNOWN_ROUTES = new Set(['POST /v1/messages', 'POST /v1/messages/count_tokens', 'GET /v1/models', 'POST /v1/responses', 'POST /v1/chat/completions']);
 
-/** The model calls each scenario makes, in order: [turn served, HTTP status]. Claude Code 2.1.330
+/** The model calls each scenario makes, in order: [turn served, HTTP status]. Claude Code 2.1.337
  *  makes no other request (no title generation, no quota probe, no count_tokens) in this mode. */
 const MODEL_CALLS: Record<string, Array<[number, number]>> = {
   'plain-text': [[0, 200]],

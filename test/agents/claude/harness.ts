@@ -12,7 +12,7 @@
 //                                 message per prompt, each read until its `result`, permission
 //                                 requests answered; returns the normalised transcript.
 //
-// Protocol facts (2.1.330) are in test/agents/claude/fixtures/recorded/README.md.
+// Protocol facts (2.1.337) are in test/agents/claude/fixtures/recorded/README.md.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -35,7 +35,7 @@ export interface ControlRequest {
   request: { subtype: string; [key: string]: unknown };
 }
 
-/** The CLI's `can_use_tool` request body (2.1.330). */
+/** The CLI's `can_use_tool` request body (2.1.337). */
 export interface CanUseToolRequest {
   subtype: 'can_use_tool';
   tool_name: string;
@@ -61,7 +61,7 @@ export interface ClaudeOptions {
   bypass?: boolean;
   /** `--permission-mode` (ignored with bypass). Not passed when unset: the CLI's default mode. */
   permissionMode?: string;
-  /** `--model`. Not passed when unset: the CLI's default model (claude-opus-5-5 on 2.1.330). */
+  /** `--model`. Not passed when unset: the CLI's default model (claude-opus-5-5 on 2.1.337). */
   model?: string;
   /** Extra environment on top of the sandbox's and the fake-model settings. */
   env?: Record<string, string>;

@@ -1,6 +1,6 @@
 // Claude Code's steered messages in its stdout (src/agents/claude/convert-steer.ts) and its fork
 // arguments and branch point (src/agents/claude/fork.ts), line by line. The lines are shaped like
-// 2.1.330's (checked against the real CLI in the e2e file, which cannot hit the rare orderings here).
+// 2.1.337's (checked against the real CLI in the e2e file, which cannot hit the rare orderings here).
 import { describe, expect, it } from 'vitest';
 import { claudeConverter, type ClaudeState } from '../../../src/agents/claude/convert.js';
 import { claudeArgs } from '../../../src/agents/claude/driver.js';

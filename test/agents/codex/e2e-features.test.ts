@@ -1,6 +1,6 @@
 // Codex end to end, the features beyond a plain turn: image attachments, reasoning effort
 // (`variant`), agentMode plan and its request_user_input questions. The daemon's HTTP API, the real
-// pinned Codex (0.169.0) and the fake model behind it (test/agents/codex/codex-session.ts). MCP servers:
+// pinned Codex (0.171.0) and the fake model behind it (test/agents/codex/codex-session.ts). MCP servers:
 // test/agents/codex/e2e-mcp.test.ts.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 // Codex end to end, messages during a turn and forks (docs/queue-steer-fork.md, docs/codex.md):
 // delivery queue and interrupt (the daemon's), steer (`turn/steer` into the running turn) and
 // forks at the end and at an earlier turn (`thread/fork`, through a turn id). The daemon's HTTP
-// API, the real pinned Codex (0.169.0) and the fake model behind it (codex-session.ts).
+// API, the real pinned Codex (0.171.0) and the fake model behind it (codex-session.ts).
 import { describe, expect, it } from 'vitest';
 import type { AgentInfo, SessionInfo } from '../../../src/schema/api.js';
 import type { MessageAccepted } from '../../../src/schema/delivery.js';

@@ -1,4 +1,4 @@
-// Codex end to end: the daemon's HTTP API, the real pinned Codex (0.169.0, `codex app-server`) as
+// Codex end to end: the daemon's HTTP API, the real pinned Codex (0.171.0, `codex app-server`) as
 // the session's agent process, and the fake model server behind it. Every session runs in a
 // throwaway sandbox (HOME, TMPDIR, XDG_* and the work dir) with CODEX_HOME inside it holding a
 // config.toml for the fake provider (test/agents/codex/codex-session.ts's codexSessionEnv), so nothing

@@ -48,7 +48,7 @@ const TOKEN_KEYS = new Set(['inputTokens', 'totalTokens']);
 /** Keys whose string value is an id of that kind wherever they appear. */
 const ID_KEYS: Record<string, Kind> = {
   threadId: 'thread',
-  sessionId: 'thread', // the thread's session id: the same UUID as its id on 0.169.0
+  sessionId: 'thread', // the thread's session id: the same UUID as its id on 0.171.0
   parentThreadId: 'thread',
   forkedFromId: 'thread',
   turnId: 'turn',

@@ -14,7 +14,7 @@ needAgents(['codex']);
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'recorded');
 const RECORD = !!process.env.RECORD_FIXTURES;
-/** The fake model's routes Codex may call (it calls only the first on 0.169.0). */
+/** The fake model's routes Codex may call (it calls only the first on 0.171.0). */
 const KNOWN_ROUTES = new Set(['POST /v1/responses', 'GET /v1/models']);
 
 const byName = (name: string): HarnessScenario => {

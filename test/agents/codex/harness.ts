@@ -8,7 +8,7 @@
 //                                thread/start, one turn/start per prompt, each read until its
 //                                turn/completed, approvals answered; returns the normalised transcript.
 //
-// Protocol facts (0.169.0) are in test/agents/codex/fixtures/recorded/README.md.
+// Protocol facts (0.171.0) are in test/agents/codex/fixtures/recorded/README.md.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';

@@ -1,4 +1,4 @@
-// The Codex driver's listModels / listModes against the real pinned binary (0.169.0), with the
+// The Codex driver's listModels / listModes against the real pinned binary (0.171.0), with the
 // fake-model environment (CODEX_HOME in a sandbox, the fake provider): what `model/list` and
 // `collaborationMode/list` answer, that the static fallbacks are that answer, and that the
 // short-lived app-server never outlives the call.
@@ -43,7 +43,7 @@ describe('codex listModels / listModes (real CLI)', () => {
     const list = await driver.listModels!(ctx);
     console.log(`[codex catalogue] listModels: ${Date.now() - t0} ms`);
     expect(list).toEqual(driver.models);
-    expect(list.defaultModel).toBe('gpt-6.1-sol');
+    expect(list.defaultModel).toBe('gpt-6.2-sol');
     expect(list.models.find((m) => m.id === 'gpt-5.5')).toEqual({ id: 'gpt-5.5', name: 'GPT-5.5', variants: ['low', 'medium', 'high', 'xhigh'], defaultVariant: 'medium' });
     // Answered from the bundled catalogue: nothing was asked of the model server.
     expect(fake!.requests).toEqual([]);
