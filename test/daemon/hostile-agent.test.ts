@@ -5,7 +5,7 @@
 // control characters, paths outside the workspace; a client that poisons the store through
 // GET /v1/acp, one that stops reading its WebSocket, attachments the agent may not read. After
 // each: the daemon answers /v1/health within a second, another session keeps working, every event
-// of the attacked session is still readable in order, and the daemon's RSS stays within a bound.
+// of the attacked session is still readable in order, and the daemon's memory stays within a bound.
 // Switching users needs root: these tests fail (never skip) without it.
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -18,8 +18,19 @@ import { DaemonProcess, installDir, removeInstall, setUpInstall } from '../suppo
 import { waitFor } from '../support/helpers.js';
 
 const AGENT = new URL('../support/hostile-acp-agent.mjs', import.meta.url).pathname;
-/** What the daemon's RSS may grow by over its baseline, during an attack and after it. */
+/**
+ * What the daemon may keep over its baseline after an attack: its JS heap in use plus external
+ * memory (Buffers), from its own /metrics, and the growth of its RSS while an attack runs.
+ */
 const RSS_BOUND = 64 * 1024 * 1024;
+/**
+ * RSS over the suite's baseline, a looser bound: RSS is what the daemon ever touched, not what it
+ * keeps. Measured on Node 24.21 (docs/security.md, row 7): the attacks' garbage grows V8's young
+ * generation (heap total 54 → 101 MB) and the allocator keeps freed Buffers' pages, so RSS stays
+ * near 230–250 MB after the daemon is back at heap used 22 MB + external 45 MB (Node 20: 180 MB).
+ * The unbounded buffer this suite guards against grew it by 261 MB (76 → 337 MB).
+ */
+const RSS_LOOSE = 2 * RSS_BOUND;
 let scratch: string;
 let work: string;
 let dataDir: string;
@@ -27,6 +38,7 @@ let daemon: DaemonProcess;
 let base: string;
 let token: string;
 let baselineRss = 0;
+let baselineKept = 0;
 
 beforeAll(async () => {
   expect(process.getuid?.(), 'the suite runs its agents as nobody: run it as root (CI does)').toBe(0);
@@ -47,6 +59,7 @@ beforeAll(async () => {
   // what it grew to for a while): what the suite bounds is growth beyond that, attack after attack.
   await turn('peer', 'flood 20000');
   baselineRss = rss();
+  baselineKept = await kept();
 }, 120_000);
 
 afterAll(() => {
@@ -58,6 +71,15 @@ afterAll(() => {
 function rss(): number {
   const status = readFileSync(`/proc/${daemon.pid}/status`, 'utf8');
   return Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)![1]) * 1024;
+}
+
+/** The daemon's JS heap in use plus its external memory (Buffers), as its /metrics tells. */
+async function kept(): Promise<number> {
+  const text = await (await call('GET', '/metrics')).text();
+  const gauge = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+  const sum = gauge('nodejs_heap_size_used_bytes') + gauge('nodejs_external_memory_bytes');
+  expect(sum, 'the daemon reports nodejs_heap_size_used_bytes and nodejs_external_memory_bytes').toBeGreaterThan(0);
+  return sum;
 }
 
 async function call(method: string, path: string, body?: unknown): Promise<Response> {
@@ -116,7 +138,10 @@ async function stillStanding(attacked?: string): Promise<void> {
     const all = await events(attacked);
     expect(all.map((e) => e.sequence)).toEqual(all.map((_, i) => i + 1)); // nothing lost from the store
   }
-  await waitFor(() => rss() < baselineRss + RSS_BOUND || undefined, 10_000, `RSS back under baseline + 64 MB (${rss()} vs ${baselineRss})`);
+  // What the daemon keeps comes back (its garbage is collected while it answers the polls).
+  let now = 0;
+  await waitFor(async () => (now = await kept()) < baselineKept + RSS_BOUND || undefined, 10_000, `heap used + external back under baseline + 64 MB (${now} vs ${baselineKept})`);
+  expect(rss() - baselineRss, `RSS ${rss()} vs baseline ${baselineRss}`).toBeLessThan(RSS_LOOSE);
 }
 
 const unparsed = (list: UniversalEvent[]) => list.filter((e) => e.type === 'agent.unparsed');
@@ -222,6 +247,7 @@ describe('a WebSocket client that stops reading', () => {
     const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())));
     const one = frame('{"jsonrpc":"2.0","id":1,"method":"no/such/method","params":{"padding":"................................................"}}');
     const batch = Buffer.concat(Array.from({ length: 1000 }, () => one));
+    const atStart = rss(); // pages earlier attacks left (not given back) are not this attack's growth
     let peak = 0;
     const sentAt = Date.now();
     for (let i = 0; i < 200 && !socket.destroyed; i++) {
@@ -235,7 +261,7 @@ describe('a WebSocket client that stops reading', () => {
     socket.destroy();
     expect(closedAt, 'the daemon closes a client that stays over its mark').toBeGreaterThan(0);
     expect(closedAt - sentAt).toBeLessThan(20_000);
-    expect(peak - baselineRss, `peak RSS ${peak} vs baseline ${baselineRss}`).toBeLessThan(RSS_BOUND);
+    expect(peak - atStart, `peak RSS ${peak} vs ${atStart} when the attack began`).toBeLessThan(RSS_BOUND);
     await stillStanding();
   }, 60_000);
 });
