@@ -96,17 +96,13 @@ export function agentCanEnter(dir: string, user: AgentUser): Promise<boolean> {
 /** Asks the kernel, by running `test` as the user: permission bits, ACLs and mounts all count. */
 async function testAs(user: AgentUser, script: string, path: string): Promise<boolean> {
   const { execa } = await import('execa');
-  const run = await execa('/bin/sh', ['-c', script, 'sh', path], {
-    uid: user.uid,
-    gid: user.gid,
-    cwd: '/',
-    env: { PATH: '/usr/bin:/bin' },
-    extendEnv: false,
-    stdin: 'ignore',
-    reject: false,
-    timeout: 5_000,
-  });
+  const run = await execa('/bin/sh', ['-c', script, 'sh', path], { ...asAgent(user), reject: false, timeout: 5_000 });
   return run.exitCode === 0;
+}
+
+/** How a helper runs as the agent user: its uid and gid, in `/`, a bare PATH and nothing else. */
+function asAgent(user: AgentUser) {
+  return { uid: user.uid, gid: user.gid, cwd: '/', env: { PATH: '/usr/bin:/bin' }, extendEnv: false, stdin: 'ignore' } as const;
 }
 
 /** A fresh temporary directory the agent user owns (a throwaway cwd or HOME for a helper run). */
@@ -157,12 +153,7 @@ export async function readAsAgent(path: string, user: AgentUser | undefined, max
   if (!user) return readFile(path);
   const { execa } = await import('execa');
   const run = await execa('/bin/cat', ['--', path], {
-    uid: user.uid,
-    gid: user.gid,
-    cwd: '/',
-    env: { PATH: '/usr/bin:/bin' },
-    extendEnv: false,
-    stdin: 'ignore',
+    ...asAgent(user),
     encoding: 'buffer',
     maxBuffer: maxBytes + 1,
     reject: false,
